@@ -1,0 +1,64 @@
+# Omnia control plane. `make run` and `make test` are the two commands;
+# everything else is a step they use.
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+CONTROLLER_GEN := go tool controller-gen
+BIN            := $(CURDIR)/bin
+# Tests find kube-apiserver and etcd here (controller-runtime envtest).
+export KUBEBUILDER_ASSETS := $(BIN)
+
+FUZZTIME ?= 3s
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 6
+
+.PHONY: all
+all: generate manifests build
+
+##@ Generation
+
+.PHONY: generate
+generate: ## Regenerate deepcopy functions.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+
+.PHONY: manifests
+manifests: ## Regenerate CRDs, RBAC and webhook configuration under config/.
+	hack/generate-manifests.sh "$(CURDIR)"
+
+.PHONY: verify-generated
+verify-generated: ## Fail when regenerating would change a committed generated file.
+	hack/verify-generated.sh
+
+##@ Build
+
+.PHONY: build
+build: ## Build every package and command.
+	go build ./...
+
+.PHONY: control-plane
+control-plane: ## Build kube-apiserver and etcd from their Go modules into bin/ (once; cached).
+	hack/build-control-plane.sh
+
+##@ Run and test
+
+.PHONY: run
+run: control-plane ## Start etcd + kube-apiserver under .local/, install CRDs, serve until interrupted.
+	hack/run-local.sh
+
+.PHONY: test
+test: control-plane verify-generated lint ## Everything CI runs.
+	go test -count=1 -timeout 15m ./...
+
+.PHONY: lint
+lint: ## go vet and staticcheck.
+	go vet ./...
+	go tool staticcheck ./...
+
+.PHONY: bench
+bench: ## Go benchmarks (compare runs with `go tool benchstat old.txt new.txt`).
+	go test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./...
+
+.PHONY: help
+help:
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)

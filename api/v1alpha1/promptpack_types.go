@@ -1,0 +1,108 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PromptPackPhase is the validation state of a PromptPack.
+// +kubebuilder:validation:Enum=Ready;Invalid
+type PromptPackPhase string
+
+const (
+	// PromptPackPhaseReady: the pack's source resolved and validated.
+	PromptPackPhaseReady PromptPackPhase = "Ready"
+	// PromptPackPhaseInvalid: the pack failed source or schema validation.
+	PromptPackPhaseInvalid PromptPackPhase = "Invalid"
+)
+
+// PromptPackSpec declares one version of a prompt pack. Only the fields the
+// AgentRuntime, ArenaJob and deploy-intent contracts reference are modelled.
+// +kubebuilder:validation:XValidation:rule="has(self.source.configMapRef) != has(self.source.live)",message="[promptpack/source-exactly-one] spec.source sets exactly one of configMapRef or live"
+type PromptPackSpec struct {
+	// packName is the pack's logical name; AgentRuntime spec.promptPackRef.name
+	// matches it (not the PromptPack object name).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	PackName string `json:"packName"`
+
+	// version of the pack, compared as a string with build metadata included
+	// (1.0.0 does not match 1.0.0+gAAAA). Unset on a live pack.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// source says where the pack content comes from: a ConfigMap, or a live
+	// Arena project compiled in place.
+	// +required
+	Source PromptPackSource `json:"source"`
+}
+
+// PromptPackSource is where a PromptPack's content lives.
+type PromptPackSource struct {
+	// configMapRef names a ConfigMap in the pack's namespace holding the pack.
+	// +optional
+	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`
+
+	// live makes this a live pack: an Arena project's working copy, compiled
+	// by the runtime at start. Only a bare promptPackRef (no version, no track)
+	// may name a live pack.
+	// +optional
+	Live *PromptPackLiveSource `json:"live,omitempty"`
+}
+
+// PromptPackLiveSource points a live PromptPack at an Arena project.
+type PromptPackLiveSource struct {
+	// projectRef names the ArenaProject whose working copy is the pack.
+	// +required
+	ProjectRef LocalObjectReference `json:"projectRef"`
+}
+
+// PromptPackStatus is the observed state of a PromptPack.
+type PromptPackStatus struct {
+	// phase is Ready when the pack validated, Invalid when it did not.
+	// +optional
+	Phase PromptPackPhase `json:"phase,omitempty"`
+
+	// observedGeneration is the last generation the controller observed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the pack's validation.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PromptPack is one version of a prompt pack an AgentRuntime runs.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=pp,categories=omnia
+// +kubebuilder:printcolumn:name="PACK",type=string,JSONPath=`.spec.packName`
+// +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
+// +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type PromptPack struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec declares the pack.
+	// +required
+	Spec PromptPackSpec `json:"spec"`
+	// status is the pack's observed state.
+	// +optional
+	Status PromptPackStatus `json:"status,omitempty"`
+}
+
+// PromptPackList is a list of PromptPacks.
+// +kubebuilder:object:root=true
+type PromptPackList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PromptPack `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&PromptPack{}, &PromptPackList{})
+}

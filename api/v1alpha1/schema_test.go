@@ -1,0 +1,356 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// schemaCase is one row of a testdata/schema/<kind>.yaml table; the format is
+// documented in docs/api-conventions.md.
+type schemaCase struct {
+	Name     string         `json:"name"`
+	Rule     string         `json:"rule"`
+	Expect   string         `json:"expect"`
+	Field    string         `json:"field,omitempty"`
+	Message  string         `json:"message,omitempty"`
+	Object   map[string]any `json:"object"`
+	Defaults map[string]any `json:"defaults,omitempty"`
+}
+
+var (
+	k8sClient client.Client
+	kinds     []string // kinds under test; empty means all
+	nsMu      sync.Mutex
+	nsMade    = map[string]bool{}
+)
+
+func TestMain(m *testing.M) {
+	kinds = controlplane.KindsFromEnv("OMNIA_SCHEMA_KINDS")
+	env, err := controlplane.Start(controlplane.Options{Kinds: kinds})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	k8sClient, err = client.New(env.Config, client.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = env.Stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping control plane:", err)
+	}
+	os.Exit(code)
+}
+
+// wanted reports whether a kind is under test in this run.
+func wanted(kind string) bool { return len(kinds) == 0 || slices.Contains(kinds, kind) }
+
+// loadCases reads every schema table.
+func loadCases(t *testing.T) map[string][]schemaCase {
+	t.Helper()
+	files, err := filepath.Glob("testdata/schema/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no schema tables under testdata/schema: %v", err)
+	}
+	out := map[string][]schemaCase{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []schemaCase
+		if err := yaml.UnmarshalStrict(data, &cases); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[f] = cases
+	}
+	return out
+}
+
+// ensureNamespace creates a namespace named in a test object once.
+func ensureNamespace(t *testing.T, name string) {
+	t.Helper()
+	if name == "" || name == "default" {
+		return
+	}
+	nsMu.Lock()
+	defer nsMu.Unlock()
+	if nsMade[name] {
+		return
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := k8sClient.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating namespace %s: %v", name, err)
+	}
+	nsMade[name] = true
+}
+
+// dryRunCreate sends obj to the API server as a strict, dry-run create and
+// returns the object the server would store.
+func dryRunCreate(t *testing.T, raw map[string]any) (*unstructured.Unstructured, error) {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: deepCopyJSON(t, raw)}
+	if obj.GetNamespace() == "" && obj.GetKind() != "Workspace" {
+		obj.SetNamespace("default")
+	}
+	ensureNamespace(t, obj.GetNamespace())
+	err := k8sClient.Create(context.Background(), obj, client.DryRunAll, client.FieldValidation("Strict"))
+	return obj, err
+}
+
+func deepCopyJSON(t *testing.T, in map[string]any) map[string]any {
+	t.Helper()
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSchemaCases runs every accept/reject row of the schema tables against
+// the real API server.
+func TestSchemaCases(t *testing.T) {
+	for file, cases := range loadCases(t) {
+		for i, c := range cases {
+			kind, _ := c.Object["kind"].(string)
+			if !wanted(kind) {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d/%s", filepath.Base(file), i, c.Name), func(t *testing.T) {
+				if c.Rule == "" {
+					t.Fatalf("case has no rule ID")
+				}
+				stored, err := dryRunCreate(t, c.Object)
+				switch c.Expect {
+				case "accept":
+					if err != nil {
+						t.Fatalf("rule %s: expected the API server to accept, got: %v", c.Rule, err)
+					}
+					assertDefaults(t, stored, c.Defaults)
+				case "reject":
+					if err == nil {
+						t.Fatalf("rule %s: expected the API server to reject at %s, but it accepted", c.Rule, c.Field)
+					}
+					assertCause(t, err, c.Field, c.Message)
+				default:
+					t.Fatalf("expect must be accept or reject, got %q", c.Expect)
+				}
+			})
+		}
+	}
+}
+
+// assertCause checks that the refusal names field with a message containing msg.
+func assertCause(t *testing.T, err error, field, msg string) {
+	t.Helper()
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		t.Fatalf("not an API status error: %v", err)
+	}
+	details := status.Status().Details
+	if details == nil {
+		t.Fatalf("refusal has no field causes: %v", err)
+	}
+	var seen []string
+	for _, cause := range details.Causes {
+		seen = append(seen, fmt.Sprintf("%s: %s", cause.Field, cause.Message))
+		if cause.Field == field && strings.Contains(cause.Message, msg) {
+			return
+		}
+	}
+	t.Fatalf("no cause at field %q containing %q; causes:\n  %s", field, msg, strings.Join(seen, "\n  "))
+}
+
+// assertDefaults checks each dotted path (with [i] indexes) on the stored object.
+func assertDefaults(t *testing.T, obj *unstructured.Unstructured, want map[string]any) {
+	t.Helper()
+	for path, expected := range want {
+		got, ok := lookup(obj.Object, path)
+		if !ok {
+			t.Errorf("default %s: absent on the stored object", path)
+			continue
+		}
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(expected)
+		if string(gotJSON) != string(wantJSON) {
+			t.Errorf("default %s = %s, want %s", path, gotJSON, wantJSON)
+		}
+	}
+}
+
+// lookup walks a path such as spec.facades[0].port through decoded JSON.
+func lookup(obj any, path string) (any, bool) {
+	cur := obj
+	for _, part := range strings.Split(path, ".") {
+		name, idx := part, -1
+		if open := strings.IndexByte(part, '['); open >= 0 && strings.HasSuffix(part, "]") {
+			n, err := strconv.Atoi(part[open+1 : len(part)-1])
+			if err != nil {
+				return nil, false
+			}
+			name, idx = part[:open], n
+		}
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[name]; !ok {
+			return nil, false
+		}
+		if idx >= 0 {
+			list, ok := cur.([]any)
+			if !ok || idx >= len(list) {
+				return nil, false
+			}
+			cur = list[idx]
+		}
+	}
+	return cur, true
+}
+
+// TestExamples checks that every complete manifest copied from the spec pages
+// is accepted by the API server.
+func TestExamples(t *testing.T) {
+	files, err := filepath.Glob("testdata/examples/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no examples under testdata/examples")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(data, &obj); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		kind, _ := obj["kind"].(string)
+		if !wanted(kind) {
+			continue
+		}
+		t.Run(f, func(t *testing.T) {
+			if _, err := dryRunCreate(t, obj); err != nil {
+				t.Fatalf("spec example refused: %v", err)
+			}
+		})
+	}
+}
+
+// TestEveryTableRuleHasBothOutcomes fails when a rule in a table lacks an
+// accepted or a rejected case.
+func TestEveryTableRuleHasBothOutcomes(t *testing.T) {
+	outcomes := map[string]map[string]bool{}
+	for _, cases := range loadCases(t) {
+		for _, c := range cases {
+			if outcomes[c.Rule] == nil {
+				outcomes[c.Rule] = map[string]bool{}
+			}
+			outcomes[c.Rule][c.Expect] = true
+		}
+	}
+	for rule, seen := range outcomes {
+		if !seen["accept"] || !seen["reject"] {
+			t.Errorf("rule %s needs at least one accept and one reject case (has %v)", rule, seen)
+		}
+	}
+}
+
+// TestEveryCELRuleHasIDAndCases fails when a CEL rule in a generated CRD has
+// no bracketed rule ID in its message, or its ID has no accepted and no
+// rejected case in the schema tables.
+func TestEveryCELRuleHasIDAndCases(t *testing.T) {
+	crds, err := controlplane.LoadCRDs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]map[string]bool{}
+	for _, cases := range loadCases(t) {
+		for _, c := range cases {
+			if outcomes[c.Rule] == nil {
+				outcomes[c.Rule] = map[string]bool{}
+			}
+			outcomes[c.Rule][c.Expect] = true
+		}
+	}
+	for _, crd := range crds {
+		if !wanted(crd.Spec.Names.Kind) {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			for _, rule := range celRules(v.Schema.OpenAPIV3Schema, "") {
+				id, ok := ruleID(rule.message)
+				if !ok {
+					t.Errorf("%s %s: CEL rule %q has no [id] at the start of its message %q", crd.Spec.Names.Kind, rule.path, rule.rule, rule.message)
+					continue
+				}
+				if !outcomes[id]["accept"] || !outcomes[id]["reject"] {
+					t.Errorf("%s %s: rule %s needs an accept and a reject case in testdata/schema (has %v)", crd.Spec.Names.Kind, rule.path, id, outcomes[id])
+				}
+			}
+		}
+	}
+}
+
+type celRule struct{ path, rule, message string }
+
+// celRules walks a schema collecting its x-kubernetes-validations.
+func celRules(s *apiextensionsv1.JSONSchemaProps, path string) []celRule {
+	if s == nil {
+		return nil
+	}
+	var out []celRule
+	for _, v := range s.XValidations {
+		out = append(out, celRule{path: path, rule: v.Rule, message: v.Message})
+	}
+	for name, p := range s.Properties {
+		out = append(out, celRules(&p, path+"."+name)...)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		out = append(out, celRules(s.Items.Schema, path+"[]")...)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		out = append(out, celRules(s.AdditionalProperties.Schema, path+"{}")...)
+	}
+	return out
+}
+
+// ruleID extracts "kind/name" from a message starting with "[kind/name] ".
+func ruleID(message string) (string, bool) {
+	if !strings.HasPrefix(message, "[") {
+		return "", false
+	}
+	end := strings.Index(message, "] ")
+	if end < 0 {
+		return "", false
+	}
+	id := message[1:end]
+	return id, strings.Count(id, "/") == 1 && !strings.ContainsAny(id, " \t")
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates the CRDs, RBAC and webhook configuration into the directory
+# given as $1 (the repository root, or a scratch copy when verifying).
+set -euo pipefail
+OUT="${1:?output root}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac"
+go tool controller-gen \
+  crd \
+  rbac:roleName=omnia-operator \
+  paths=./... \
+  output:crd:artifacts:config="${OUT}/config/crd/bases" \
+  output:rbac:artifacts:config="${OUT}/config/rbac"

@@ -1,0 +1,116 @@
+// Command run-local is `make run`: it starts etcd and kube-apiserver (the
+// binaries hack/build-control-plane.sh built into bin/) with their state under
+// .local/, installs the project's CRDs, writes .local/kubeconfig and serves
+// until interrupted. The etcd data and the API server's certificates survive
+// to the next run.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "run-local:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig")
+	flag.Parse()
+
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return err
+	}
+	state, err := filepath.Abs(filepath.Join(root, *stateDir))
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{"etcd", "apiserver"} {
+		if err := os.MkdirAll(filepath.Join(state, dir), 0o700); err != nil {
+			return err
+		}
+	}
+	kubeconfigPath := filepath.Join(state, "kubeconfig")
+	// A kubeconfig left by an earlier run must not look like readiness.
+	_ = os.Remove(kubeconfigPath)
+	crds, err := controlplane.LoadCRDs(nil)
+	if err != nil {
+		return err
+	}
+
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    filepath.Join(root, "bin"),
+		CRDs:                     crds,
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: filepath.Join(state, "etcd")}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: filepath.Join(state, "apiserver")}
+
+	fmt.Fprintf(os.Stderr, "starting etcd and kube-apiserver (state in %s)\n", state)
+	if _, err := env.Start(); err != nil {
+		_ = env.Stop()
+		return fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer func() {
+		fmt.Fprintln(os.Stderr, "stopping kube-apiserver and etcd")
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "run-local: stopping:", err)
+		}
+	}()
+
+	user, err := env.ControlPlane.AddUser(envtest.User{Name: "omnia-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("creating the admin user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	// Prove the kubeconfig answers before publishing it, so a caller that
+	// waits for the file can use it at once.
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		return fmt.Errorf("the API server does not answer: %w", err)
+	}
+	tmp := kubeconfigPath + ".tmp"
+	if err := os.WriteFile(tmp, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, kubeconfigPath); err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(root, kubeconfigPath)
+	fmt.Printf("control plane ready: kubectl --kubeconfig %s get agents\n", rel)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	// The kubeconfig's credentials die with this API server's session.
+	_ = os.Remove(kubeconfigPath)
+	return nil
+}
