@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -146,6 +147,7 @@ func TestSchemaCases(t *testing.T) {
 					t.Fatalf("case has no rule ID")
 				}
 				stored, err := dryRunCreate(t, c.Object)
+				assertOfflineAgrees(t, c, err)
 				switch c.Expect {
 				case "accept":
 					if err != nil {
@@ -353,4 +355,63 @@ func ruleID(message string) (string, bool) {
 	}
 	id := message[1:end]
 	return id, strings.Count(id, "/") == 1 && !strings.ContainsAny(id, " \t")
+}
+
+// assertOfflineAgrees is the drift test: the catalog's offline schema
+// evaluation (the API server's own validators over the embedded CRDs) must
+// give exactly the API server's answer — the same field errors, and for a
+// rejected case a finding at the case's field carrying the case's rule ID.
+func assertOfflineAgrees(t *testing.T, c schemaCase, serverErr error) {
+	t.Helper()
+	sv, err := rules.DefaultSchema()
+	if err != nil {
+		t.Fatalf("building the offline schema validator: %v", err)
+	}
+	res, err := sv.Validate(context.Background(), c.Object, nil)
+	if err != nil {
+		t.Fatalf("offline evaluation: %v", err)
+	}
+	offline := map[string]bool{}
+	for _, f := range res.Findings {
+		offline[f.Field+": "+f.Message] = true
+	}
+	server := map[string]bool{}
+	if serverErr != nil {
+		var status apierrors.APIStatus
+		if errors.As(serverErr, &status) && status.Status().Details != nil {
+			for _, cause := range status.Status().Details.Causes {
+				server[cause.Field+": "+cause.Message] = true
+			}
+		}
+	}
+	for k := range server {
+		if !offline[k] {
+			t.Errorf("drift: the API server reports %q, offline evaluation does not (offline: %v)", k, keys(offline))
+		}
+	}
+	for k := range offline {
+		if !server[k] {
+			t.Errorf("drift: offline evaluation reports %q, the API server does not (server: %v)", k, keys(server))
+		}
+	}
+	if c.Expect == "reject" {
+		var ids []string
+		for _, f := range res.Findings {
+			if f.Field == c.Field {
+				ids = append(ids, f.RuleID)
+			}
+		}
+		if !slices.Contains(ids, c.Rule) {
+			t.Errorf("offline finding at %s carries rule IDs %v, the table says %s", c.Field, ids, c.Rule)
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,0 +1,113 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Catalog is a set of rules keyed by ID.
+type Catalog struct {
+	rules map[string]*Rule
+	order []string
+}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog { return &Catalog{rules: map[string]*Rule{}} }
+
+var idPattern = regexp.MustCompile(`^[a-z]+/[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Register adds a rule. It panics on a malformed or repeated ID: the catalog
+// is built at init time and a bad entry is a programming error.
+func (c *Catalog) Register(r Rule) {
+	if !idPattern.MatchString(r.ID) {
+		panic(fmt.Sprintf("rules: malformed rule ID %q (want <kind>/<kebab-name>)", r.ID))
+	}
+	if _, dup := c.rules[r.ID]; dup {
+		panic(fmt.Sprintf("rules: rule ID %q registered twice", r.ID))
+	}
+	if r.Source == "" {
+		r.Source = SourceGo
+	}
+	if r.Source == SourceGo && r.Check == nil {
+		panic(fmt.Sprintf("rules: go rule %q has no check", r.ID))
+	}
+	if len(r.Kinds) == 0 || r.Stage == "" || r.Severity == "" || r.Doc == "" || r.Spec == "" {
+		panic(fmt.Sprintf("rules: rule %q needs kinds, stage, severity, doc and spec", r.ID))
+	}
+	rule := r
+	c.rules[r.ID] = &rule
+	c.order = append(c.order, r.ID)
+	sort.Strings(c.order)
+}
+
+// Lookup returns the rule with the given ID.
+func (c *Catalog) Lookup(id string) (*Rule, bool) {
+	r, ok := c.rules[id]
+	return r, ok
+}
+
+// Rules returns every rule, sorted by ID.
+func (c *Catalog) Rules() []*Rule {
+	out := make([]*Rule, 0, len(c.order))
+	for _, id := range c.order {
+		out = append(out, c.rules[id])
+	}
+	return out
+}
+
+// Options select which rules Evaluate runs and how severe they are.
+type Options struct {
+	// Stages to run; empty runs every stage.
+	Stages []Stage
+	// SkipSchemaSource skips catalog entries whose Source is schema (the
+	// webhook: the API server already ran them). Go rules always run.
+	SkipSchemaSource bool
+	// Severity overrides a rule's default severity, by rule ID.
+	Severity map[string]Severity
+}
+
+func (o Options) wantStage(s Stage) bool { return len(o.Stages) == 0 || slices.Contains(o.Stages, s) }
+
+// Evaluate runs the Go rules that apply to in.Object's kind and returns their
+// findings. Schema rules are evaluated by SchemaValidator.
+func (c *Catalog) Evaluate(kind string, in Input, opts Options) []Finding {
+	if in.Facts == nil {
+		in.Facts = NoFacts{}
+	}
+	var out []Finding
+	for _, id := range c.order {
+		r := c.rules[id]
+		if r.Check == nil || !slices.Contains(r.Kinds, kind) || !opts.wantStage(r.Stage) {
+			continue
+		}
+		for _, err := range r.Check(in) {
+			out = append(out, r.finding(err, opts))
+		}
+	}
+	return out
+}
+
+func (r *Rule) finding(err *field.Error, opts Options) Finding {
+	sev := r.Severity
+	if s, ok := opts.Severity[r.ID]; ok {
+		sev = s
+	}
+	return Finding{
+		RuleID:    r.ID,
+		Field:     err.Field,
+		Severity:  sev,
+		Stage:     r.Stage,
+		Source:    r.Source,
+		Reason:    r.Reason,
+		Condition: r.Condition,
+		Message:   err.Detail,
+	}
+}
+
+// Default is the catalog every consumer uses; each kind's file registers its
+// rules into it at init.
+var Default = NewCatalog()

@@ -1,0 +1,51 @@
+package rules
+
+import (
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// Facts answers the cluster-state questions reconcile-stage rules ask. The
+// reconcilers answer from the manager's cache, omniactl from the other
+// documents it was given, the webhook with NoFacts (admission rules need none
+// beyond the licence).
+type Facts interface {
+	// Provider returns the Provider namespace/name, if it exists.
+	Provider(namespace, name string) (*v1alpha1.Provider, bool)
+	// PromptPacks returns the PromptPacks in namespace labelled with packName.
+	PromptPacks(namespace, packName string) []v1alpha1.PromptPack
+	// SecretKeys returns the data keys of the Secret namespace/name, if it
+	// exists. Values are never handed to rules.
+	SecretKeys(namespace, name string) ([]string, bool)
+	// Workspace returns the Workspace bound to namespace, if any.
+	Workspace(namespace string) (*v1alpha1.Workspace, bool)
+	// License returns the verified licence in force.
+	License() License
+	// CRDInstalled reports whether an optional CRD (group/kind, e.g.
+	// "omnia.altairalabs.ai/ToolPolicy") is installed.
+	CRDInstalled(groupKind string) bool
+}
+
+// License is what a verified licence grants, as rules see it.
+type License struct {
+	// Features granted, e.g. "custom-facade".
+	Features map[string]bool
+}
+
+// Has reports whether the licence grants feature.
+func (l License) Has(feature string) bool { return l.Features[feature] }
+
+// FeatureCustomFacade is the enterprise feature a `custom` facade needs.
+const FeatureCustomFacade = "custom-facade"
+
+// NoFacts knows nothing about the cluster and grants no licence features;
+// until licensing exists it is the licence every consumer sees.
+type NoFacts struct{}
+
+var _ Facts = NoFacts{}
+
+func (NoFacts) Provider(string, string) (*v1alpha1.Provider, bool) { return nil, false }
+func (NoFacts) PromptPacks(string, string) []v1alpha1.PromptPack   { return nil }
+func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil, false }
+func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
+func (NoFacts) License() License                                   { return License{} }
+func (NoFacts) CRDInstalled(string) bool                           { return false }

@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// prunedFieldRules maps a field the API server prunes (a removed field) to the
+// rule that reports it; omniactl and the deploy API see the manifest before
+// the API server drops it.
+var prunedFieldRules = map[string]string{}
+
+// RegisterPrunedField ties a removed field's path to the warn rule reporting it.
+func RegisterPrunedField(path, ruleID string) { prunedFieldRules[path] = ruleID }
+
+// Full evaluates one manifest as every path would: the schema rules exactly
+// as the API server runs them (defaulting, pruning, OpenAPI, CEL), then the Go
+// rules of the requested stages on the defaulted typed object. It is what
+// omniactl check and the deploy API call. old is nil on create.
+func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
+	res, err := sv.Validate(ctx, obj, old)
+	if err != nil {
+		return nil, err
+	}
+	findings := res.Findings
+	for _, path := range res.Pruned {
+		if id, ok := prunedFieldRules[path]; ok {
+			if r, ok := cat.Lookup(id); ok {
+				findings = append(findings, r.findingAt(path, r.Doc, opts))
+			}
+		}
+	}
+	// Go rules read the typed object; one whose shape the schema refused
+	// cannot be decoded, and the schema findings already say why.
+	typed, err := Typed(res.Object)
+	if err != nil {
+		if len(res.Findings) > 0 {
+			return findings, nil
+		}
+		return nil, err
+	}
+	in := Input{Object: typed, Facts: facts}
+	if old != nil {
+		// The stored object went through the same defaulting; an old object
+		// that no longer decodes is treated as a create.
+		if oldRes, err := sv.Validate(ctx, old, nil); err == nil {
+			if typedOld, err := Typed(oldRes.Object); err == nil {
+				in.Old = typedOld
+			}
+		}
+	}
+	kind, _ := obj["kind"].(string)
+	findings = append(findings, cat.Evaluate(kind, in, opts)...)
+	SortFindings(findings)
+	return findings, nil
+}
+
+// SortFindings orders findings by field, then rule ID, so every surface
+// prints them in the same order.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Field != fs[j].Field {
+			return fs[i].Field < fs[j].Field
+		}
+		return fs[i].RuleID < fs[j].RuleID
+	})
+}
+
+func (r *Rule) findingAt(path, msg string, opts Options) Finding {
+	sev := r.Severity
+	if s, ok := opts.Severity[r.ID]; ok {
+		sev = s
+	}
+	return Finding{RuleID: r.ID, Field: path, Severity: sev, Stage: r.Stage, Source: r.Source, Reason: r.Reason, Condition: r.Condition, Message: fmt.Sprint(msg)}
+}

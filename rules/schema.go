@@ -1,0 +1,289 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+
+	"github.com/altairalabs/omnia/config/crd"
+)
+
+// kindSchema is one kind's compiled CRD: the API server's own structural
+// schema, OpenAPI validator and CEL validator, built once.
+type kindSchema struct {
+	kind       string
+	apiVersion string
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+	cel        *cel.Validator
+}
+
+// SchemaValidator runs the generated CRDs' schema rules offline with the API
+// server's code: defaulting, pruning, OpenAPI validation, list-type
+// invariants and CEL, in the API server's order.
+type SchemaValidator struct {
+	kinds map[string]*kindSchema
+}
+
+var (
+	defaultSchemaOnce sync.Once
+	defaultSchema     *SchemaValidator
+	defaultSchemaErr  error
+)
+
+// DefaultSchema returns the validator for the embedded CRDs, built once.
+func DefaultSchema() (*SchemaValidator, error) {
+	defaultSchemaOnce.Do(func() { defaultSchema, defaultSchemaErr = NewSchemaValidator(crd.Bases) })
+	return defaultSchema, defaultSchemaErr
+}
+
+// NewSchemaValidator compiles every CRD in fsys (any *.yaml, recursively).
+func NewSchemaValidator(fsys fs.FS) (*SchemaValidator, error) {
+	sv := &SchemaValidator{kinds: map[string]*kindSchema{}}
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		crdV1 := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(data, crdV1); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		ks, err := compile(crdV1)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		sv.kinds[ks.kind] = ks
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sv, nil
+}
+
+func compile(crdV1 *apiextensionsv1.CustomResourceDefinition) (*kindSchema, error) {
+	if len(crdV1.Spec.Versions) != 1 || crdV1.Spec.Versions[0].Schema == nil {
+		return nil, fmt.Errorf("CRD %s: want exactly one version with a schema", crdV1.Name)
+	}
+	v := crdV1.Spec.Versions[0]
+	internal := &apiextensions.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+		return nil, err
+	}
+	structural, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		return nil, err
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		return nil, err
+	}
+	return &kindSchema{
+		kind:       crdV1.Spec.Names.Kind,
+		apiVersion: crdV1.Spec.Group + "/" + v.Name,
+		structural: structural,
+		validator:  validator,
+		cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
+	}, nil
+}
+
+// Kinds reports whether the validator knows kind.
+func (sv *SchemaValidator) Knows(kind string) bool { _, ok := sv.kinds[kind]; return ok }
+
+// SchemaResult is the outcome of schema evaluation of one object.
+type SchemaResult struct {
+	// Findings are the schema rules the object breaks.
+	Findings []Finding
+	// Pruned lists the fields the API server would drop as unknown.
+	Pruned []string
+	// Object is the object as the API server would store it: defaulted and
+	// pruned.
+	Object map[string]any
+}
+
+// Validate evaluates obj (and old, on update) as the API server would on
+// create or update. obj is not modified.
+func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any) (SchemaResult, error) {
+	kind, _ := obj["kind"].(string)
+	ks, ok := sv.kinds[kind]
+	if !ok {
+		return SchemaResult{}, fmt.Errorf("no schema for kind %q", kind)
+	}
+	if apiVersion, _ := obj["apiVersion"].(string); apiVersion != ks.apiVersion {
+		return SchemaResult{}, fmt.Errorf("%s: apiVersion %q is not served; use %s", kind, apiVersion, ks.apiVersion)
+	}
+	u, err := normalizeJSON(obj)
+	if err != nil {
+		return SchemaResult{}, fmt.Errorf("%s: %w", kind, err)
+	}
+	pruned := structuralpruning.PruneWithOptions(u, ks.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	structuraldefaulting.Default(u, ks.structural)
+	var oldU map[string]any
+	if old != nil {
+		if oldU, err = normalizeJSON(old); err != nil {
+			return SchemaResult{}, fmt.Errorf("%s (old object): %w", kind, err)
+		}
+		structuralpruning.Prune(oldU, ks.structural, true)
+		structuraldefaulting.Default(oldU, ks.structural)
+	}
+
+	var errs field.ErrorList
+	if oldU == nil {
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
+	} else {
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u, oldU, ks.validator)...)
+	}
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
+	if ks.cel == nil {
+		// A CRD without CEL rules: the API server has no CEL validator and
+		// adds nothing.
+	} else if blocked, incomplete := hasBlocking(errs); blocked {
+		errs = append(errs, incomplete)
+	} else {
+		var oldArg any
+		if oldU != nil {
+			oldArg = oldU
+		}
+		celErrs, _ := ks.cel.Validate(ctx, nil, ks.structural, u, oldArg, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
+
+	res := SchemaResult{Pruned: pruned, Object: u}
+	for _, e := range errs {
+		res.Findings = append(res.Findings, schemaFinding(kind, e))
+	}
+	return res, nil
+}
+
+// hasBlocking mirrors the API server's customresource strategy: CEL rules
+// are skipped when an earlier error means their inputs cannot be trusted, and
+// the refusal says so.
+func hasBlocking(errs field.ErrorList) (bool, *field.Error) {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return false, nil
+}
+
+var (
+	celID      = regexp.MustCompile(`^\[([a-z]+/[a-z0-9]+(?:-[a-z0-9]+)*)\] `)
+	listIndex  = regexp.MustCompile(`\[[^\]]*\]`)
+	schemaKind = strings.ToLower
+)
+
+// schemaFinding turns one API-server field error into a finding. A CEL rule
+// carries its ID in its message; a plain OpenAPI constraint gets the derived
+// ID <kind>/schema:<field with [] for list items>:<constraint>.
+func schemaFinding(kind string, e *field.Error) Finding {
+	msg := e.Detail
+	id := ""
+	if m := celID.FindStringSubmatch(msg); m != nil {
+		id = m[1]
+	} else if e.Field == "<nil>" {
+		id = schemaKind(kind) + "/schema:object:incomplete"
+	} else {
+		id = SchemaRuleID(kind, e.Field, constraintOf(e))
+	}
+	f := Finding{
+		RuleID:   id,
+		Field:    e.Field,
+		Severity: SeverityDeny,
+		Stage:    StageAdmission,
+		Source:   SourceSchema,
+		Message:  errorMessage(e),
+	}
+	if r, ok := Default.Lookup(id); ok {
+		f.Reason, f.Condition = r.Reason, r.Condition
+	}
+	return f
+}
+
+// SchemaRuleID derives a plain constraint's stable ID.
+func SchemaRuleID(kind, fieldPath, constraint string) string {
+	return schemaKind(kind) + "/schema:" + listIndex.ReplaceAllString(fieldPath, "[]") + ":" + constraint
+}
+
+// errorMessage renders a field error as the API server does in a cause's
+// message (without the field path, which the finding carries).
+func errorMessage(e *field.Error) string {
+	s := e.ErrorBody()
+	return s
+}
+
+// constraintOf names the OpenAPI constraint behind a schema error.
+func constraintOf(e *field.Error) string {
+	switch e.Type {
+	case field.ErrorTypeRequired:
+		return "required"
+	case field.ErrorTypeNotSupported:
+		return "enum"
+	case field.ErrorTypeTooMany:
+		return "maxItems"
+	case field.ErrorTypeTooLong:
+		return "maxLength"
+	case field.ErrorTypeDuplicate:
+		return "unique"
+	case field.ErrorTypeTypeInvalid:
+		return "type"
+	case field.ErrorTypeForbidden:
+		return "forbidden"
+	}
+	d := e.Detail
+	switch {
+	case strings.Contains(d, "should match"):
+		return "pattern"
+	case strings.Contains(d, "should be less than"):
+		return "maximum"
+	case strings.Contains(d, "should be greater than"):
+		return "minimum"
+	case strings.Contains(d, "chars long"):
+		return "minLength"
+	case strings.Contains(d, "should have at least"):
+		return "minItems"
+	case strings.Contains(d, "should have at most"):
+		return "maxItems"
+	case strings.Contains(d, "multiple of"):
+		return "multipleOf"
+	}
+	return "invalid"
+}
+
+// normalizeJSON copies obj the way the API server decodes a request body:
+// integral numbers become int64 and other numbers float64, whatever the
+// caller decoded them as (YAML decoders hand out float64 for 8080). It
+// reports values JSON cannot carry.
+func normalizeJSON(obj map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
