@@ -2,17 +2,21 @@ package rules
 
 import (
 	"context"
-	"fmt"
 	"sort"
 )
 
 // prunedFieldRules maps a field the API server prunes (a removed field) to the
 // rule that reports it; omniactl and the deploy API see the manifest before
 // the API server drops it.
-var prunedFieldRules = map[string]string{}
+var prunedFieldRules = map[string]prunedFieldRule{}
 
-// RegisterPrunedField ties a removed field's path to the warn rule reporting it.
-func RegisterPrunedField(path, ruleID string) { prunedFieldRules[path] = ruleID }
+type prunedFieldRule struct{ ruleID, message string }
+
+// RegisterPrunedField ties a removed field's path to the rule reporting it
+// and the message it reports.
+func RegisterPrunedField(path, ruleID, message string) {
+	prunedFieldRules[path] = prunedFieldRule{ruleID: ruleID, message: message}
+}
 
 // Full evaluates one manifest as every path would: the schema rules exactly
 // as the API server runs them (defaulting, pruning, OpenAPI, CEL), then the Go
@@ -25,9 +29,9 @@ func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[s
 	}
 	findings := res.Findings
 	for _, path := range res.Pruned {
-		if id, ok := prunedFieldRules[path]; ok {
-			if r, ok := cat.Lookup(id); ok {
-				findings = append(findings, r.findingAt(path, r.Doc, opts))
+		if pr, ok := prunedFieldRules[path]; ok {
+			if r, ok := cat.Lookup(pr.ruleID); ok {
+				findings = append(findings, r.findingAt(path, pr.message, opts))
 			}
 		}
 	}
@@ -72,5 +76,5 @@ func (r *Rule) findingAt(path, msg string, opts Options) Finding {
 	if s, ok := opts.Severity[r.ID]; ok {
 		sev = s
 	}
-	return Finding{RuleID: r.ID, Field: path, Severity: sev, Stage: r.Stage, Source: r.Source, Reason: r.Reason, Condition: r.Condition, Message: fmt.Sprint(msg)}
+	return Finding{RuleID: r.ID, Field: path, Severity: sev, Stage: r.Stage, Source: r.Source, Reason: r.Reason, Condition: r.Condition, Message: msg}
 }
