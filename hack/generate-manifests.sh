@@ -5,10 +5,12 @@ set -euo pipefail
 OUT="${1:?output root}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac"
+mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac" "${OUT}/config/webhook"
 go tool controller-gen \
   crd \
   rbac:roleName=omnia-operator \
+  webhook \
   paths=./... \
   output:crd:artifacts:config="${OUT}/config/crd/bases" \
-  output:rbac:artifacts:config="${OUT}/config/rbac"
+  output:rbac:artifacts:config="${OUT}/config/rbac" \
+  output:webhook:artifacts:config="${OUT}/config/webhook"

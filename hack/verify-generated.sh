@@ -15,7 +15,8 @@ go tool controller-gen object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 status=0
 diff -ru config/crd/bases "${SCRATCH}/config/crd/bases" || status=1
-diff -ru config/rbac "${SCRATCH}/config/rbac" --exclude=kustomization.yaml --exclude='*_binding.yaml' --exclude='service_account.yaml' --exclude='leader_election*' || status=1
+diff -u config/rbac/role.yaml "${SCRATCH}/config/rbac/role.yaml" || status=1
+diff -u config/webhook/manifests.yaml "${SCRATCH}/config/webhook/manifests.yaml" || status=1
 diff -u api/v1alpha1/zz_generated.deepcopy.go "${SCRATCH}/deepcopy/zz_generated.deepcopy.go" || status=1
 if [[ ${status} -ne 0 ]]; then
   echo "generated files are stale: run 'make generate manifests' and commit the result" >&2

@@ -548,9 +548,12 @@ type AgentRuntimeInvocationStatus struct {
 	LastError string `json:"lastError,omitempty"`
 }
 
+// Short names are the spec's `agent` and `ar`, plus `agents` so the plural
+// reads as the docs write it (`kubectl get agents`); kubectl does not
+// pluralise short names itself.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=agent;ar,categories=omnia
+// +kubebuilder:resource:shortName=agent;ar;agents,categories=omnia
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="READY",type=integer,JSONPath=`.status.replicas.ready`
 // +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.status.activeVersion`

@@ -1,8 +1,10 @@
 // Command run-local is `make run`: it starts etcd and kube-apiserver (the
 // binaries hack/build-control-plane.sh built into bin/) with their state under
-// .local/, installs the project's CRDs, writes .local/kubeconfig and serves
-// until interrupted. The etcd data and the API server's certificates survive
-// to the next run.
+// .local/, installs the project's CRDs, registers the validating webhooks with
+// a CA and serving certificate generated under .local/webhook-certs, runs the
+// operator (bin/omnia-operator) against it, writes .local/kubeconfig once
+// everything answers, and serves until interrupted. The etcd data and the API
+// data survives to the next run.
 package main
 
 import (
@@ -15,9 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -30,6 +35,8 @@ func main() {
 }
 
 func run() error {
+	// envtest logs through controller-runtime; show its errors only.
+	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig")
 	flag.Parse()
 
@@ -39,6 +46,11 @@ func run() error {
 	}
 	state, err := filepath.Abs(filepath.Join(root, *stateDir))
 	if err != nil {
+		return err
+	}
+	// The API server's certificates are made anew each run (envtest only
+	// loads a CA it generated itself); the etcd data is what survives.
+	if err := os.RemoveAll(filepath.Join(state, "apiserver")); err != nil {
 		return err
 	}
 	for _, dir := range []string{"etcd", "apiserver"} {
@@ -63,6 +75,10 @@ func run() error {
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: filepath.Join(state, "etcd")}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: filepath.Join(state, "apiserver")}
+	env.WebhookInstallOptions = envtest.WebhookInstallOptions{
+		Paths:            []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+		LocalServingHost: "127.0.0.1",
+	}
 
 	fmt.Fprintf(os.Stderr, "starting etcd and kube-apiserver (state in %s)\n", state)
 	if _, err := env.Start(); err != nil {
@@ -84,6 +100,23 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	defer removeWebhooks(env)
+
+	// The operator reads its own copy of the kubeconfig and the webhook
+	// serving certificate envtest generated for this run.
+	certDir := filepath.Join(state, "webhook-certs")
+	if err := copyCerts(env.WebhookInstallOptions.LocalServingCertDir, certDir); err != nil {
+		return err
+	}
+	operatorKubeconfig := filepath.Join(state, "operator.kubeconfig")
+	if err := os.WriteFile(operatorKubeconfig, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	op, err := startOperator(root, state, operatorKubeconfig, certDir, env.WebhookInstallOptions.LocalServingPort)
+	if err != nil {
+		return err
+	}
+	defer op.stop()
 	// Prove the kubeconfig answers before publishing it, so a caller that
 	// waits for the file can use it at once.
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
@@ -109,7 +142,12 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err := <-op.exited:
+		_ = os.Remove(kubeconfigPath)
+		return fmt.Errorf("the operator exited (log: %s): %v", op.logPath, err)
+	}
 	// The kubeconfig's credentials die with this API server's session.
 	_ = os.Remove(kubeconfigPath)
 	return nil

@@ -1,0 +1,154 @@
+// Package admission serves the validating webhooks: one generic handler
+// (decode → rules.Evaluate → respond) wired for each kind. The API server runs
+// the CRD schema and its CEL before calling a validating webhook, so the
+// handler evaluates only the catalog's Go rules of the admission stage.
+package admission
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/altairalabs/omnia/rules"
+)
+
+// Config is shared by every kind's handler.
+type Config struct {
+	// Catalog is the rule catalog (rules.Default in production).
+	Catalog *rules.Catalog
+	// Mode is the global enforcement mode.
+	Mode Mode
+	// NamespaceLabels resolves per-namespace mode overrides; nil for none.
+	NamespaceLabels NamespaceLabels
+	// Severity overrides rule severities by ID (an operator raising a warn
+	// rule to deny).
+	Severity map[string]rules.Severity
+	// Facts answers the licence; admission rules need no other facts.
+	Facts rules.Facts
+	// Metrics records decisions and latency.
+	Metrics *Metrics
+}
+
+// Handler validates one kind. T is the typed object, e.g. *v1alpha1.Provider.
+type Handler[T runtime.Object] struct {
+	kind    string
+	newObj  func() T
+	cfg     *Config
+	decoder admission.Decoder
+}
+
+// NewHandler returns the validating handler for kind.
+func NewHandler[T runtime.Object](kind string, newObj func() T, scheme *runtime.Scheme, cfg *Config) *Handler[T] {
+	return &Handler[T]{kind: kind, newObj: newObj, cfg: cfg, decoder: admission.NewDecoder(scheme)}
+}
+
+// auditAnnotationPrefix keys audit annotations; the API server prefixes them
+// with the webhook name.
+const auditAnnotationPrefix = "finding-"
+
+// Handle implements admission.Handler.
+func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admission.Response {
+	start := time.Now()
+	defer func() { h.cfg.Metrics.Latency.WithLabelValues(h.kind).Observe(time.Since(start).Seconds()) }()
+
+	if req.Kind.Kind != h.kind || req.Kind.Group != "omnia.altairalabs.ai" {
+		h.count("none", OutcomeError)
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("this webhook validates omnia.altairalabs.ai %s, not %s %s", h.kind, req.Kind.Group, req.Kind.Kind))
+	}
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+	default:
+		// Deletes and connects carry nothing to validate.
+		return admission.Allowed("")
+	}
+
+	obj := h.newObj()
+	if err := h.decoder.DecodeRaw(req.Object, obj); err != nil {
+		h.count("none", OutcomeError)
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the %s in the request: %w", h.kind, err))
+	}
+	in := rules.Input{Object: obj, Facts: h.cfg.Facts}
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		old := h.newObj()
+		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+			h.count("none", OutcomeError)
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the stored %s in the request: %w", h.kind, err))
+		}
+		in.Old = old
+	}
+
+	findings := h.cfg.Catalog.Evaluate(h.kind, in, rules.Options{
+		Stages:   []rules.Stage{rules.StageAdmission},
+		Severity: h.cfg.Severity,
+	})
+	return h.respond(h.cfg.modeFor(ctx, req.Namespace), req.Name, findings)
+}
+
+// respond turns findings into the admission response for a mode. Dry-run
+// requests get the same answer: the handler has no side effects beyond
+// metrics.
+func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) admission.Response {
+	if len(findings) == 0 {
+		h.count("none", OutcomeAllowed)
+		return admission.Allowed("")
+	}
+	var denied []rules.Finding
+	var warnings []string
+	audit := map[string]string{}
+	for _, f := range findings {
+		switch {
+		case mode == ModeAudit:
+			audit[auditAnnotationPrefix+strings.ReplaceAll(f.RuleID, "/", ".")] = f.Field + ": " + f.Message
+			h.count(f.RuleID, OutcomeAudited)
+		case f.Severity == rules.SeverityDeny && mode == ModeEnforce:
+			denied = append(denied, f)
+			h.count(f.RuleID, OutcomeDenied)
+		default:
+			warnings = append(warnings, f.String())
+			h.count(f.RuleID, OutcomeWarned)
+		}
+	}
+	if len(denied) > 0 {
+		resp := Denial(h.kind, name, denied)
+		resp.Warnings = warnings
+		return resp
+	}
+	resp := admission.Allowed("")
+	resp.Warnings = warnings
+	if len(audit) > 0 {
+		resp.AuditAnnotations = audit
+	}
+	return resp
+}
+
+// Denial builds the refusal for deny findings: every field error is listed,
+// in the message and as a status cause (field + "[rule] message"), so the
+// client sees all of them, not only the first.
+func Denial(kind, name string, denied []rules.Finding) admission.Response {
+	lines := make([]string, 0, len(denied))
+	causes := make([]metav1.StatusCause, 0, len(denied))
+	for _, f := range denied {
+		lines = append(lines, f.String())
+		causes = append(causes, metav1.StatusCause{
+			Type:    metav1.CauseTypeFieldValueInvalid,
+			Field:   f.Field,
+			Message: "[" + f.RuleID + "] " + f.Message,
+		})
+	}
+	resp := admission.Denied(kind + " refused: " + strings.Join(lines, "; "))
+	resp.Result.Code = http.StatusUnprocessableEntity
+	resp.Result.Reason = metav1.StatusReasonInvalid
+	resp.Result.Details = &metav1.StatusDetails{Kind: kind, Name: name, Group: "omnia.altairalabs.ai", Causes: causes}
+	return resp
+}
+
+func (h *Handler[T]) count(rule, outcome string) {
+	h.cfg.Metrics.Decisions.WithLabelValues(h.kind, rule, outcome).Inc()
+}

@@ -1,0 +1,62 @@
+package admission
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MaxReviewBytes bounds an AdmissionReview body. The API server's own object
+// limit is about 3 MiB; anything larger is not a request it sent.
+const MaxReviewBytes = 3 << 20
+
+// limitBody refuses bodies over MaxReviewBytes with a clear AdmissionReview
+// error (HTTP 200, allowed=false, code 413), as the API server expects a
+// review back whatever went wrong.
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxReviewBytes {
+			writeReviewError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("admission review of %d bytes exceeds the %d-byte limit", r.ContentLength, MaxReviewBytes))
+			return
+		}
+		if r.Body != nil {
+			r.Body = &cappedBody{ReadCloser: r.Body, remaining: MaxReviewBytes + 1}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cappedBody ends the stream after the limit; the webhook then fails to
+// decode a truncated review and answers with a 400 review error.
+type cappedBody struct {
+	io.ReadCloser
+	remaining int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.remaining <= 0 {
+		return 0, fmt.Errorf("admission review exceeds the %d-byte limit", MaxReviewBytes)
+	}
+	if int64(len(p)) > c.remaining {
+		p = p[:c.remaining]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.remaining -= int64(n)
+	return n, err
+}
+
+func writeReviewError(w http.ResponseWriter, code int32, err error) {
+	review := admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Response: &admissionv1.AdmissionResponse{
+			Allowed: false,
+			Result:  &metav1.Status{Code: code, Message: err.Error()},
+		},
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(review)
+}

@@ -1,0 +1,46 @@
+package admission
+
+import (
+	"net/http"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// Served maps each validated kind to its webhook path. The
+// ValidatingWebhookConfiguration (config/webhook) names the same paths.
+var Served = map[string]string{
+	"AgentRuntime": "/validate-omnia-altairalabs-ai-v1alpha1-agentruntime",
+	"Provider":     "/validate-omnia-altairalabs-ai-v1alpha1-provider",
+	"ToolRegistry": "/validate-omnia-altairalabs-ai-v1alpha1-toolregistry",
+	"ArenaJob":     "/validate-omnia-altairalabs-ai-v1alpha1-arenajob",
+	"ArenaRun":     "/validate-omnia-altairalabs-ai-v1alpha1-arenarun",
+}
+
+// Handlers builds the lookup table from kind to its validating handler.
+func Handlers(scheme *runtime.Scheme, cfg *Config) map[string]admission.Handler {
+	return map[string]admission.Handler{
+		"AgentRuntime": NewHandler("AgentRuntime", func() *v1alpha1.AgentRuntime { return &v1alpha1.AgentRuntime{} }, scheme, cfg),
+		"Provider":     NewHandler("Provider", func() *v1alpha1.Provider { return &v1alpha1.Provider{} }, scheme, cfg),
+		"ToolRegistry": NewHandler("ToolRegistry", func() *v1alpha1.ToolRegistry { return &v1alpha1.ToolRegistry{} }, scheme, cfg),
+		"ArenaJob":     NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
+		"ArenaRun":     NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
+	}
+}
+
+// Register serves every kind's handler on the webhook server.
+func Register(server webhook.Server, scheme *runtime.Scheme, cfg *Config) {
+	for kind, h := range Handlers(scheme, cfg) {
+		server.Register(Served[kind], HTTPHandler(h))
+	}
+}
+
+// HTTPHandler wraps a handler as controller-runtime's webhook and bounds the
+// request body, answering an oversized review with an AdmissionReview error
+// instead of reading it.
+func HTTPHandler(h admission.Handler) http.Handler {
+	return limitBody(&admission.Webhook{Handler: h})
+}
