@@ -92,31 +92,34 @@ func run() error {
 		}
 	}()
 
-	user, err := env.ControlPlane.AddUser(envtest.User{Name: "omnia-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fmt.Errorf("creating the admin user: %w", err)
-	}
-	kubeconfig, err := user.KubeConfig()
+	kubeconfig, err := controlplane.AdminKubeconfig(env, "omnia-admin")
 	if err != nil {
 		return err
 	}
-	defer removeWebhooks(env)
+	defer controlplane.RemoveWebhooks(env)
 
 	// The operator reads its own copy of the kubeconfig and the webhook
 	// serving certificate envtest generated for this run.
 	certDir := filepath.Join(state, "webhook-certs")
-	if err := copyCerts(env.WebhookInstallOptions.LocalServingCertDir, certDir); err != nil {
+	if err := controlplane.CopyCerts(env.WebhookInstallOptions.LocalServingCertDir, certDir); err != nil {
 		return err
 	}
 	operatorKubeconfig := filepath.Join(state, "operator.kubeconfig")
 	if err := os.WriteFile(operatorKubeconfig, kubeconfig, 0o600); err != nil {
 		return err
 	}
-	op, err := startOperator(root, state, operatorKubeconfig, certDir, env.WebhookInstallOptions.LocalServingPort)
+	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
+		Binary:      filepath.Join(root, "bin", "omnia-operator"),
+		Kubeconfig:  operatorKubeconfig,
+		CertDir:     certDir,
+		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
+		LogPath:     filepath.Join(state, "operator.log"),
+	})
 	if err != nil {
 		return err
 	}
-	defer op.stop()
+	defer op.Stop()
+	fmt.Fprintf(os.Stderr, "operator ready (webhooks on 127.0.0.1:%d, %s, log %s)\n", env.WebhookInstallOptions.LocalServingPort, op.MetricsURL, op.LogPath)
 	// Prove the kubeconfig answers before publishing it, so a caller that
 	// waits for the file can use it at once.
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
@@ -144,9 +147,9 @@ func run() error {
 	defer stop()
 	select {
 	case <-ctx.Done():
-	case err := <-op.exited:
+	case err := <-op.Exited():
 		_ = os.Remove(kubeconfigPath)
-		return fmt.Errorf("the operator exited (log: %s): %v", op.logPath, err)
+		return fmt.Errorf("the operator exited (log: %s): %v", op.LogPath, err)
 	}
 	// The kubeconfig's credentials die with this API server's session.
 	_ = os.Remove(kubeconfigPath)

@@ -24,6 +24,10 @@ type Options struct {
 	// Kinds limits the CRDs installed to these kinds (e.g. "AgentRuntime").
 	// Empty installs every CRD under config/crd/bases.
 	Kinds []string
+	// Webhooks registers config/webhook/manifests.yaml with the API server,
+	// pointed at 127.0.0.1 on a free port over TLS with a generated CA (see
+	// env.WebhookInstallOptions for the port and certificate directory).
+	Webhooks bool
 }
 
 // RepoRoot returns the repository root: the nearest directory above the
@@ -105,6 +109,12 @@ func Start(opts Options) (*envtest.Environment, error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	if opts.Webhooks {
+		env.WebhookInstallOptions = envtest.WebhookInstallOptions{
+			Paths:            []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
+			LocalServingHost: "127.0.0.1",
+		}
+	}
 	if _, err := env.Start(); err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("controlplane: starting kube-apiserver and etcd: %w", err)
@@ -122,4 +132,52 @@ func KindsFromEnv(name string) []string {
 		}
 	}
 	return kinds
+}
+
+// AdminKubeconfig returns a kubeconfig for a system:masters user of env.
+func AdminKubeconfig(env *envtest.Environment, name string) ([]byte, error) {
+	user, err := env.ControlPlane.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("controlplane: creating user %s: %w", name, err)
+	}
+	return user.KubeConfig()
+}
+
+// WithOperator starts the control plane with the webhooks registered and the
+// operator binary serving them, as `make run` does. dir receives the
+// operator's kubeconfig, certificate copy and log. Stop the operator before
+// the environment.
+func WithOperator(opts Options, dir string, args ...string) (*envtest.Environment, *Operator, error) {
+	opts.Webhooks = true
+	binary, err := BuildOperator()
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := Start(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	kubeconfig, err := AdminKubeconfig(env, "omnia-operator")
+	if err != nil {
+		_ = env.Stop()
+		return nil, nil, err
+	}
+	kubeconfigPath := filepath.Join(dir, "operator.kubeconfig")
+	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+		_ = env.Stop()
+		return nil, nil, err
+	}
+	op, err := StartOperator(OperatorOptions{
+		Binary:      binary,
+		Kubeconfig:  kubeconfigPath,
+		CertDir:     env.WebhookInstallOptions.LocalServingCertDir,
+		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
+		LogPath:     filepath.Join(dir, "operator.log"),
+		Args:        args,
+	})
+	if err != nil {
+		_ = env.Stop()
+		return nil, nil, err
+	}
+	return env, op, nil
 }
