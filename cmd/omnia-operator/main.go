@@ -119,6 +119,13 @@ func main() {
 		},
 	})
 
+	for _, setup := range controllerSetups {
+		if err := setup(mgr); err != nil {
+			log.Error(err, "setting up a controller")
+			os.Exit(1)
+		}
+	}
+
 	must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	must(mgr.AddReadyzCheck("webhooks", mgr.GetWebhookServer().StartedChecker()))
 
