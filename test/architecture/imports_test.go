@@ -1,0 +1,103 @@
+// Package architecture checks the rooms of ARCHITECTURE.md: which folder may
+// import which. A rule that leaks a client or a clock into rules/ would make
+// "the same answer everywhere" untestable, so the boundary is a test.
+package architecture
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/altairalabs/omnia"
+
+// room says which packages a folder's (non-test) code may depend on,
+// directly or not.
+type room struct {
+	pkg string
+	// forbidden import path prefixes, anywhere in the dependency closure.
+	forbidden []string
+	// forbiddenDirect import paths the room's own code may not import (a
+	// library it uses may).
+	forbiddenDirect []string
+	// allowedOwn lists the project packages it may import (prefixes).
+	allowedOwn []string
+}
+
+var rooms = []room{
+	{
+		pkg:        "api/v1alpha1",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go", "k8s.io/apiextensions-apiserver"},
+		allowedOwn: nil,
+	},
+	{
+		pkg:             "rules",
+		forbidden:       []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		forbiddenDirect: []string{"net/http", "os", "os/exec", "log", "log/slog"},
+		allowedOwn:      []string{"api/", "config/crd", "licensing"},
+	},
+	{
+		pkg:        "conditions",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go"},
+		allowedOwn: nil,
+	},
+	{
+		pkg:        "admission",
+		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing"},
+	},
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T, pkg string) listed {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "./"+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	var l listed
+	if err := json.Unmarshal(out, &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestRooms(t *testing.T) {
+	for _, r := range rooms {
+		t.Run(r.pkg, func(t *testing.T) {
+			l := list(t, "../../"+r.pkg)
+			for _, d := range l.Imports {
+				for _, f := range r.forbiddenDirect {
+					if d == f {
+						t.Errorf("%s imports %s directly: the room is pure (no network, files, processes or logging)", r.pkg, d)
+					}
+				}
+			}
+			for _, d := range l.Deps {
+				for _, f := range r.forbidden {
+					if strings.HasPrefix(d, f) {
+						t.Errorf("%s depends on %s, which its room forbids", r.pkg, d)
+					}
+				}
+				own, ok := strings.CutPrefix(d, module+"/")
+				if !ok {
+					continue
+				}
+				allowed := false
+				for _, a := range r.allowedOwn {
+					if strings.HasPrefix(own, a) {
+						allowed = true
+					}
+				}
+				if !allowed {
+					t.Errorf("%s imports %s, outside its room (may import %v)", r.pkg, own, r.allowedOwn)
+				}
+			}
+		})
+	}
+}
