@@ -42,13 +42,19 @@ type OperatorOptions struct {
 	Args []string
 }
 
-// BuildOperator builds cmd/omnia-operator into bin/ and returns its path.
+// BuildOperator builds cmd/omnia-operator and returns its path. Each test
+// process builds into its own directory (the build cache makes it quick), so
+// packages testing in parallel never replace a binary another one is running.
 func BuildOperator() (string, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(root, "bin", "omnia-operator")
+	dir, err := os.MkdirTemp("", "omnia-operator-bin-")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "omnia-operator")
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/omnia-operator")
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
