@@ -176,8 +176,10 @@ func WithOperator(opts Options, dir string, args ...string) (*envtest.Environmen
 		Args:        args,
 	})
 	if err != nil {
+		_ = os.RemoveAll(filepath.Dir(binary))
 		_ = env.Stop()
 		return nil, nil, err
 	}
+	op.removeOnStop = filepath.Dir(binary)
 	return env, op, nil
 }

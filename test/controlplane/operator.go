@@ -24,6 +24,8 @@ type Operator struct {
 	LogPath string
 	// MetricsURL is the operator's /metrics endpoint.
 	MetricsURL string
+	// removeOnStop is a directory Stop deletes (a per-process build).
+	removeOnStop string
 }
 
 // OperatorOptions say how to run the operator.
@@ -121,6 +123,9 @@ func (op *Operator) Exited() <-chan error { return op.exited }
 
 // Stop asks the operator to shut down (SIGTERM) and waits for it.
 func (op *Operator) Stop() {
+	if op.removeOnStop != "" {
+		defer os.RemoveAll(op.removeOnStop)
+	}
 	if op.cmd.Process == nil {
 		return
 	}
