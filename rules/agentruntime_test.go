@@ -1,11 +1,7 @@
 package rules
 
 import (
-	"context"
-	"io/fs"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/config/crd"
 )
 
 const agentRuntimeTestNamespace = "agents"
@@ -203,19 +198,13 @@ func agentRuntimeAll(muts ...func(*v1alpha1.AgentRuntime)) func(*v1alpha1.AgentR
 	}
 }
 
-type agentRuntimeWant struct{ id, field string }
+type agentRuntimeWant = ruleWant
 
 func TestAgentRuntimeRules(t *testing.T) {
 	billing := v1alpha1.AgentRuntimeA2AClient{Name: "billing", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "billing-agent"}}
 	foreign := v1alpha1.AgentRuntimeA2AClient{Name: "billing", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "billing-agent", Namespace: "finance"}}
 
-	cases := []struct {
-		name   string
-		mutate func(*v1alpha1.AgentRuntime)
-		old    func(*v1alpha1.AgentRuntime) // mutation of a base for Old; nil on create
-		facts  Facts                        // nil: agentRuntimeBaseFacts
-		want   []agentRuntimeWant
-	}{
+	cases := []ruleCase[*v1alpha1.AgentRuntime]{
 		{name: "base: websocket agent on a published pack"},
 		{name: "base function", mutate: agentRuntimeFunction},
 
@@ -508,77 +497,7 @@ func TestAgentRuntimeRules(t *testing.T) {
 		{name: "rollout between published packs", mutate: agentRuntimeRollout(&v1alpha1.AgentRuntimePromptPackRef{Name: "support", Version: "1.1.0-rc.1"})},
 	}
 
-	sv, err := DefaultSchema()
-	if err != nil {
-		t.Fatalf("DefaultSchema: %v", err)
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := agentRuntimeBase()
-			if tc.mutate != nil {
-				tc.mutate(obj)
-			}
-			in := Input{Object: obj, Facts: tc.facts}
-			if in.Facts == nil {
-				in.Facts = agentRuntimeBaseFacts()
-			}
-			var oldObj *v1alpha1.AgentRuntime
-			if tc.old != nil {
-				oldObj = agentRuntimeBase()
-				tc.old(oldObj)
-				in.Old = oldObj
-			}
-
-			var got []agentRuntimeWant
-			for _, f := range Default.Evaluate(kindAgentRuntime, in, Options{}) {
-				if !strings.HasPrefix(f.RuleID, "agentruntime/") {
-					continue
-				}
-				got = append(got, agentRuntimeWant{f.RuleID, f.Field})
-				if f.Message == "" {
-					t.Errorf("%s: empty message", f.RuleID)
-				}
-			}
-			want := slices.Clone(tc.want)
-			agentRuntimeSortWants(got)
-			agentRuntimeSortWants(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("findings = %v, want %v", got, want)
-			}
-
-			// Every case is admitted by the CRD schema: the Go rules check
-			// what the schema does not, with no second copy.
-			var oldU map[string]any
-			if oldObj != nil {
-				oldU = agentRuntimeUnstructured(t, oldObj)
-			}
-			res, err := sv.Validate(context.Background(), agentRuntimeUnstructured(t, obj), oldU)
-			if err != nil {
-				t.Fatalf("schema: %v", err)
-			}
-			if len(res.Findings) != 0 {
-				t.Errorf("schema findings = %v, want none", res.Findings)
-			}
-		})
-	}
-}
-
-func agentRuntimeSortWants(ws []agentRuntimeWant) {
-	sort.Slice(ws, func(i, j int) bool {
-		if ws[i].id != ws[j].id {
-			return ws[i].id < ws[j].id
-		}
-		return ws[i].field < ws[j].field
-	})
-}
-
-func agentRuntimeUnstructured(t *testing.T, ar *v1alpha1.AgentRuntime) map[string]any {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ar)
-	if err != nil {
-		t.Fatalf("to unstructured: %v", err)
-	}
-	return u
+	ruleTable[*v1alpha1.AgentRuntime]{kind: kindAgentRuntime, prefix: "agentruntime/", base: agentRuntimeBase, facts: func() Facts { return agentRuntimeBaseFacts() }}.run(t, cases)
 }
 
 // TestAgentRuntimeRuleMetadata pins what each Go rule reports and when it runs.
@@ -670,38 +589,6 @@ func TestAgentRuntimeA2AClientsExclusiveMessage(t *testing.T) {
 		return
 	}
 	t.Error("agentruntime/a2a-clients-exclusive did not fire")
-}
-
-// TestAgentRuntimeSchemaRulesInCRD checks that every schema-source
-// AgentRuntime rule is a CEL message prefix in the generated CRD, and every
-// CEL rule ID in the CRD is registered.
-func TestAgentRuntimeSchemaRulesInCRD(t *testing.T) {
-	data, err := fs.ReadFile(crd.Bases, "bases/omnia.altairalabs.ai_agentruntimes.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	registered := map[string]bool{}
-	for _, r := range Default.Rules() {
-		if !strings.HasPrefix(r.ID, "agentruntime/") || r.Source != SourceSchema {
-			continue
-		}
-		registered[r.ID] = true
-		if !strings.Contains(text, "["+r.ID+"] ") {
-			t.Errorf("schema rule %s: no CEL message starting with %q in the AgentRuntime CRD", r.ID, "["+r.ID+"] ")
-		}
-		if r.Check != nil || r.Stage != StageAdmission || r.Severity != SeverityDeny || !slices.Equal(r.Kinds, []string{kindAgentRuntime}) {
-			t.Errorf("schema rule %s: want no check, admission, deny, kind AgentRuntime", r.ID)
-		}
-	}
-	for _, m := range regexp.MustCompile(`\[(agentruntime/[a-z0-9-]+)\] `).FindAllStringSubmatch(text, -1) {
-		if !registered[m[1]] {
-			t.Errorf("CEL rule %s in the AgentRuntime CRD is not registered as a schema-source rule", m[1])
-		}
-	}
-	if len(registered) == 0 {
-		t.Fatal("no schema-source agentruntime rules registered")
-	}
 }
 
 // TestAgentRuntimeFunctionSchemaOffline: a remote $ref is refused without

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"slices"
 	"sort"
@@ -11,7 +10,6 @@ import (
 	"testing/fstest"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
@@ -321,74 +319,6 @@ func TestArenaJobRuleMetadata(t *testing.T) {
 	}
 }
 
-// arenaJobCRDMessages returns every x-kubernetes-validations message in a
-// generated CRD.
-func arenaJobCRDMessages(t *testing.T, file string) []string {
-	t.Helper()
-	data, err := os.ReadFile("../config/crd/bases/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	var msgs []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if rules, ok := v["x-kubernetes-validations"].([]any); ok {
-				for _, r := range rules {
-					if m, ok := r.(map[string]any)["message"].(string); ok {
-						msgs = append(msgs, m)
-					}
-				}
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-	return msgs
-}
-
-func TestArenaJobSchemaRulesInCRD(t *testing.T) {
-	crds := map[string]string{
-		kindArenaJob: "omnia.altairalabs.ai_arenajobs.yaml",
-		kindArenaRun: "omnia.altairalabs.ai_arenaruns.yaml",
-	}
-	for kind, file := range crds {
-		msgs := arenaJobCRDMessages(t, file)
-		// Every schema-source rule registered for the kind is a CEL message.
-		for _, r := range Default.Rules() {
-			if r.Source != SourceSchema || !strings.HasPrefix(r.ID, "arenajob/") || !slices.Contains(r.Kinds, kind) {
-				continue
-			}
-			if !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, "["+r.ID+"] ") }) {
-				t.Errorf("%s: schema rule %s has no CEL message starting %q in %s", kind, r.ID, "["+r.ID+"] ", file)
-			}
-		}
-		// Every CEL message in the CRD names a registered schema rule.
-		for _, m := range msgs {
-			sub := celID.FindStringSubmatch(m)
-			if sub == nil {
-				t.Errorf("%s: CEL message without a rule ID: %q", file, m)
-				continue
-			}
-			r, ok := Default.Lookup(sub[1])
-			if !ok || r.Source != SourceSchema || !slices.Contains(r.Kinds, kind) {
-				t.Errorf("%s: CEL rule %s is not registered as a schema rule of %s", file, sub[1], kind)
-			}
-		}
-	}
-}
-
 // arenaJobSchema compiles just the ArenaJob and ArenaRun CRDs.
 func arenaJobSchema(t *testing.T) *SchemaValidator {
 	t.Helper()
@@ -405,19 +335,6 @@ func arenaJobSchema(t *testing.T) *SchemaValidator {
 		t.Fatal(err)
 	}
 	return sv
-}
-
-func arenaJobUnstructured(t *testing.T, obj any) map[string]any {
-	t.Helper()
-	data, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var u map[string]any
-	if err := json.Unmarshal(data, &u); err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // TestArenaJobSchemaEnforced pins the rules this file leaves to the schema:
@@ -465,7 +382,7 @@ func TestArenaJobSchemaEnforced(t *testing.T) {
 			if tc.kind == kindArenaRun {
 				obj = arenaRunOf(arenaJobValid())
 			}
-			u := arenaJobUnstructured(t, obj)
+			u := toUnstructured(t, obj)
 			tc.mutate(u)
 			res, err := sv.Validate(context.Background(), u, nil)
 			if err != nil {

@@ -2,17 +2,13 @@ package rules
 
 import (
 	"context"
-	"io/fs"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/config/crd"
 )
 
 // providerTestFacts answers Secret lookups from a map keyed "namespace/name".
@@ -64,16 +60,10 @@ func providerFilePath(path string) func(*v1alpha1.Provider) {
 	return func(p *v1alpha1.Provider) { p.Spec.Credential = &v1alpha1.ProviderCredential{FilePath: path} }
 }
 
-type providerWant struct{ id, field string }
+type providerWant = ruleWant
 
 func TestProviderRules(t *testing.T) {
-	cases := []struct {
-		name   string
-		mutate func(*v1alpha1.Provider)
-		old    func(*v1alpha1.Provider) // mutation of a base for Old; nil on create
-		facts  Facts                    // nil: providerBaseFacts
-		want   []providerWant
-	}{
+	cases := []ruleCase[*v1alpha1.Provider]{
 		{name: "base: secretRef with an auto-detected key"},
 
 		// provider/credential-env-var-name
@@ -152,65 +142,7 @@ func TestProviderRules(t *testing.T) {
 		}, facts: providerWithSecrets(nil)},
 	}
 
-	sv, err := DefaultSchema()
-	if err != nil {
-		t.Fatalf("DefaultSchema: %v", err)
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := providerBase()
-			if tc.mutate != nil {
-				tc.mutate(obj)
-			}
-			in := Input{Object: obj, Facts: tc.facts}
-			if in.Facts == nil {
-				in.Facts = providerBaseFacts()
-			}
-			var oldObj *v1alpha1.Provider
-			if tc.old != nil {
-				oldObj = providerBase()
-				tc.old(oldObj)
-				in.Old = oldObj
-			}
-
-			var got []providerWant
-			for _, f := range Default.Evaluate("Provider", in, Options{}) {
-				if !strings.HasPrefix(f.RuleID, "provider/") {
-					continue
-				}
-				got = append(got, providerWant{f.RuleID, f.Field})
-				if f.Message == "" {
-					t.Errorf("%s: empty message", f.RuleID)
-				}
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("findings = %v, want %v", got, tc.want)
-			}
-
-			// Every case is admitted by the CRD schema: the Go rules check
-			// what the schema does not, with no second copy.
-			var oldU map[string]any
-			if oldObj != nil {
-				oldU = providerUnstructured(t, oldObj)
-			}
-			res, err := sv.Validate(context.Background(), providerUnstructured(t, obj), oldU)
-			if err != nil {
-				t.Fatalf("schema: %v", err)
-			}
-			if len(res.Findings) != 0 {
-				t.Errorf("schema findings = %v, want none", res.Findings)
-			}
-		})
-	}
-}
-
-func providerUnstructured(t *testing.T, p *v1alpha1.Provider) map[string]any {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
-	if err != nil {
-		t.Fatalf("to unstructured: %v", err)
-	}
-	return u
+	ruleTable[*v1alpha1.Provider]{kind: "Provider", prefix: "provider/", base: providerBase, facts: func() Facts { return providerBaseFacts() }}.run(t, cases)
 }
 
 // TestProviderRuleMetadata pins what each Go rule reports and when it runs.
@@ -265,38 +197,6 @@ func TestProviderRuleMetadata(t *testing.T) {
 	}
 }
 
-// TestProviderSchemaRulesInCRD checks that every schema-source Provider rule
-// is a CEL message prefix in the generated CRD, and every CEL rule ID in the
-// CRD is registered.
-func TestProviderSchemaRulesInCRD(t *testing.T) {
-	data, err := fs.ReadFile(crd.Bases, "bases/omnia.altairalabs.ai_providers.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	registered := map[string]bool{}
-	for _, r := range Default.Rules() {
-		if !strings.HasPrefix(r.ID, "provider/") || r.Source != SourceSchema {
-			continue
-		}
-		registered[r.ID] = true
-		if !strings.Contains(text, "["+r.ID+"] ") {
-			t.Errorf("schema rule %s: no CEL message starting with %q in the Provider CRD", r.ID, "["+r.ID+"] ")
-		}
-		if r.Check != nil || r.Stage != StageAdmission || r.Severity != SeverityDeny {
-			t.Errorf("schema rule %s: want no check, admission, deny", r.ID)
-		}
-	}
-	for _, m := range regexp.MustCompile(`\[(provider/[a-z0-9-]+)\] `).FindAllStringSubmatch(text, -1) {
-		if !registered[m[1]] {
-			t.Errorf("CEL rule %s in the Provider CRD is not registered as a schema-source rule", m[1])
-		}
-	}
-	if len(registered) == 0 {
-		t.Fatal("no schema-source provider rules registered")
-	}
-}
-
 // TestProviderSchemaFindingCarriesCondition: a schema rule with a spec-named
 // condition reports it (a model-less Provider that predates the CEL rule
 // reports ModelValid=False, ModelMissing).
@@ -307,7 +207,7 @@ func TestProviderSchemaFindingCarriesCondition(t *testing.T) {
 	}
 	p := providerBase()
 	p.Spec.Model = ""
-	res, err := sv.Validate(context.Background(), providerUnstructured(t, p), nil)
+	res, err := sv.Validate(context.Background(), toUnstructured(t, p), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,10 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/config/crd"
 )
 
 func toolRegistryBool(v bool) *bool { return &v }
@@ -137,18 +134,12 @@ func toolRegistryAll(ms ...func(*v1alpha1.ToolRegistry)) func(*v1alpha1.ToolRegi
 	}
 }
 
-type toolRegistryWant struct{ id, field string }
+type toolRegistryWant = ruleWant
 
 func TestToolRegistryRules(t *testing.T) {
 	h0 := "spec.handlers[0]"
 	h1 := "spec.handlers[1]"
-	cases := []struct {
-		name   string
-		mutate func(*v1alpha1.ToolRegistry)
-		old    func(*v1alpha1.ToolRegistry) // mutation of a base for Old; nil on create
-		want   []toolRegistryWant
-		schema []string // schema rule IDs the CRD reports; none unless listed
-	}{
+	cases := []ruleCase[*v1alpha1.ToolRegistry]{
 		{name: "base: one http handler"},
 		{name: "every handler type, each well formed", mutate: toolRegistryAdd(
 			toolRegistryGRPC("users"),
@@ -477,66 +468,7 @@ func TestToolRegistryRules(t *testing.T) {
 		}), want: []toolRegistryWant{{"toolregistry/duration-format", h0 + ".httpConfig.retryPolicy.maxBackoff"}}},
 	}
 
-	sv, err := DefaultSchema()
-	if err != nil {
-		t.Fatalf("DefaultSchema: %v", err)
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := toolRegistryBase()
-			if tc.mutate != nil {
-				tc.mutate(obj)
-			}
-			in := Input{Object: obj}
-			var oldObj *v1alpha1.ToolRegistry
-			if tc.old != nil {
-				oldObj = toolRegistryBase()
-				tc.old(oldObj)
-				in.Old = oldObj
-			}
-
-			var got []toolRegistryWant
-			for _, f := range Default.Evaluate("ToolRegistry", in, Options{}) {
-				if !strings.HasPrefix(f.RuleID, "toolregistry/") {
-					continue
-				}
-				got = append(got, toolRegistryWant{f.RuleID, f.Field})
-				if f.Message == "" {
-					t.Errorf("%s: empty message", f.RuleID)
-				}
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("findings = %v, want %v", got, tc.want)
-			}
-
-			// The schema admits every case except the listed schema rules:
-			// the Go rules check what the schema does not, with no second copy.
-			var oldU map[string]any
-			if oldObj != nil {
-				oldU = toolRegistryUnstructured(t, oldObj)
-			}
-			res, err := sv.Validate(context.Background(), toolRegistryUnstructured(t, obj), oldU)
-			if err != nil {
-				t.Fatalf("schema: %v", err)
-			}
-			var schemaIDs []string
-			for _, f := range res.Findings {
-				schemaIDs = append(schemaIDs, f.RuleID)
-			}
-			if !slices.Equal(schemaIDs, tc.schema) {
-				t.Errorf("schema findings = %v, want %v", res.Findings, tc.schema)
-			}
-		})
-	}
-}
-
-func toolRegistryUnstructured(t *testing.T, tr *v1alpha1.ToolRegistry) map[string]any {
-	t.Helper()
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tr)
-	if err != nil {
-		t.Fatalf("to unstructured: %v", err)
-	}
-	return u
+	ruleTable[*v1alpha1.ToolRegistry]{kind: "ToolRegistry", prefix: "toolregistry/", base: toolRegistryBase, facts: nil}.run(t, cases)
 }
 
 // TestToolRegistryFullHeaderCase: through Full (schema, then Go rules on the
@@ -557,7 +489,7 @@ func TestToolRegistryFullHeaderCase(t *testing.T) {
 		tr.Spec.Handlers[0].Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeWorkloadIdentity,
 			WorkloadIdentity: &v1alpha1.ToolRegistryWorkloadIdentityAuth{Audience: "api://tools"}}
 		tr.Spec.Handlers[0].HTTPConfig.HeadersFromSecret = map[string]v1alpha1.ToolRegistrySecretKeyRef{key: *toolRegistrySecret("k")}
-		findings, err := Full(context.Background(), sv, Default, toolRegistryUnstructured(t, tr), nil, NoFacts{}, Options{})
+		findings, err := Full(context.Background(), sv, Default, toUnstructured(t, tr), nil, NoFacts{}, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
@@ -621,65 +553,6 @@ func TestToolRegistryRuleMetadata(t *testing.T) {
 	found := Default.Evaluate("ToolRegistry", Input{Object: tr}, Options{})
 	if len(found) != 1 || found[0].Condition != "HandlersValid" || found[0].Reason != "ValidationFailed" || found[0].Severity != SeverityWarn {
 		t.Errorf("backoff findings = %+v", found)
-	}
-}
-
-// TestToolRegistrySchemaRulesInCRD checks that every schema-source
-// ToolRegistry rule is a CEL message prefix in the generated CRD, and every
-// CEL rule ID in the CRD is registered. The CRD is parsed, not grepped: YAML
-// folds long messages across lines.
-func TestToolRegistrySchemaRulesInCRD(t *testing.T) {
-	data, err := fs.ReadFile(crd.Bases, "bases/omnia.altairalabs.ai_toolregistries.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var messages []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if rules, ok := v["x-kubernetes-validations"].([]any); ok {
-				for _, r := range rules {
-					if m, ok := r.(map[string]any)["message"].(string); ok {
-						messages = append(messages, m)
-					}
-				}
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-
-	registered := map[string]bool{}
-	for _, r := range Default.Rules() {
-		if !strings.HasPrefix(r.ID, "toolregistry/") || r.Source != SourceSchema {
-			continue
-		}
-		registered[r.ID] = true
-		if !slices.ContainsFunc(messages, func(m string) bool { return strings.HasPrefix(m, "["+r.ID+"] ") }) {
-			t.Errorf("schema rule %s: no CEL message starting with %q in the ToolRegistry CRD", r.ID, "["+r.ID+"] ")
-		}
-		if r.Check != nil || r.Stage != StageAdmission || r.Severity != SeverityDeny {
-			t.Errorf("schema rule %s: want no check, admission, deny", r.ID)
-		}
-	}
-	for _, m := range messages {
-		if sm := celID.FindStringSubmatch(m); sm != nil && strings.HasPrefix(sm[1], "toolregistry/") && !registered[sm[1]] {
-			t.Errorf("CEL rule %s in the ToolRegistry CRD is not registered as a schema-source rule", sm[1])
-		}
-	}
-	if len(registered) != 16 {
-		t.Errorf("%d schema-source toolregistry rules registered, want 16", len(registered))
 	}
 }
 
