@@ -1,0 +1,16 @@
+package main
+
+import (
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/altairalabs/omnia/reconcile/toolregistry"
+)
+
+// The ToolRegistry controller: status, conditions and phase from rule
+// findings, TCP reachability probes when spec.probe is on, and the
+// ToolPolicies selecting each registry.
+func init() {
+	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
+		return toolregistry.SetupWithManager(mgr, toolregistry.Options{})
+	})
+}

@@ -1,0 +1,395 @@
+package toolregistry
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// maxListed bounds how many tools a condition message names.
+const maxListed = 10
+
+// policyState is what the controller knows of the ToolPolicies selecting a
+// registry.
+type policyState struct {
+	// installed is false when the ToolPolicy CRD is not served: policyCount
+	// and PolicyBound are then absent.
+	installed bool
+	// names are the selecting ToolPolicies, sorted.
+	names []string
+}
+
+// statusInput is everything a status is computed from besides the object.
+// It holds no client and no clock: computeStatus is pure.
+type statusInput struct {
+	// findings of every rule, stage and severity on the object.
+	findings []rules.Finding
+	// tools as discoverTools resolved them, and how many handlers yielded one.
+	tools             []resolvedTool
+	handlersWithTools int
+	// probe is spec.probe resolved; plan and results are the probe round's
+	// (results is nil when no round ran).
+	probe   probeSettings
+	plan    probePlan
+	results map[string]error
+	// policy is the ToolPolicy view.
+	policy policyState
+	// now is the reconcile's time, truncated to the second (the precision
+	// status times are stored with), so an unchanged status compares equal.
+	now time.Time
+}
+
+// findingsFor returns the findings that set condType. HandlersValid takes
+// its own and every finding that names no condition: any problem with a
+// handler invalidates it. Findings naming another condition (SandboxesValid,
+// HandlerConnectionsValid) set that one.
+func findingsFor(findings []rules.Finding, condType string) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range findings {
+		c := f.Condition
+		if c == "" {
+			c = v1alpha1.ToolRegistryConditionHandlersValid
+		}
+		if c == condType {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// invalidHandlers returns the indexes of the handlers a finding names
+// (its field is under spec.handlers[i]).
+func invalidHandlers(findings []rules.Finding) map[int]bool {
+	out := map[int]bool{}
+	const prefix = "spec.handlers["
+	for _, f := range findings {
+		rest, ok := strings.CutPrefix(f.Field, prefix)
+		if !ok {
+			continue
+		}
+		idx, _, ok := strings.Cut(rest, "]")
+		if !ok {
+			continue
+		}
+		if i, err := strconv.Atoi(idx); err == nil {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// probeTargets are the tools a probe round dials: with probing on, every
+// tool with a network endpoint whose handler passed validation (a handler
+// that failed validation, such as an mcp endpoint at a cloud-metadata
+// address, is never dialled). Client, platform and sandbox tools have no
+// address to dial.
+func probeTargets(tools []resolvedTool, invalid map[int]bool, p probeSettings) []resolvedTool {
+	if !p.enabled {
+		return nil
+	}
+	var out []resolvedTool
+	for _, t := range tools {
+		if t.network && !invalid[t.handler] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// toolStatuses gives each resolved tool its status:
+//   - Unknown when its handler failed validation (see HandlersValid);
+//   - without probing, or for a tool with no network address, Available:
+//     the configuration is valid and the endpoint resolves from it (nothing
+//     is contacted);
+//   - with probing, Available or Unavailable from this round's dial, stamped
+//     with lastChecked; between rounds the previous result is kept.
+func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, plan probePlan, results map[string]error, now metav1.Time) []v1alpha1.ToolRegistryDiscoveredTool {
+	out := make([]v1alpha1.ToolRegistryDiscoveredTool, 0, len(tools))
+	for _, rt := range tools {
+		t := rt.tool
+		switch {
+		case invalid[rt.handler]:
+			t.Status = v1alpha1.ToolRegistryToolStatusUnknown
+			t.Error = "handler " + t.HandlerName + " failed validation: see the HandlersValid condition"
+		case !p.enabled || !rt.network:
+			t.Status = v1alpha1.ToolRegistryToolStatusAvailable
+		case !plan.due:
+			prev := plan.previous[toolKey(&t)]
+			t.Status, t.Error, t.LastChecked = prev.Status, prev.Error, prev.LastChecked
+		default:
+			lc := now
+			t.LastChecked = &lc
+			switch err, dialled := results[rt.dialAddr]; {
+			case rt.dialErr != "":
+				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "cannot probe: "+rt.dialErr
+			case !dialled:
+				t.Status, t.Error, t.LastChecked = v1alpha1.ToolRegistryToolStatusUnknown, "not probed yet", nil
+			case err != nil:
+				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "TCP connect failed: "+err.Error()
+			default:
+				t.Status = v1alpha1.ToolRegistryToolStatusAvailable
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// toolCounts counts tools by status.
+func toolCounts(tools []v1alpha1.ToolRegistryDiscoveredTool) (available, unavailable int) {
+	for i := range tools {
+		switch tools[i].Status {
+		case v1alpha1.ToolRegistryToolStatusAvailable:
+			available++
+		case v1alpha1.ToolRegistryToolStatusUnavailable:
+			unavailable++
+		}
+	}
+	return available, unavailable
+}
+
+// phaseOf is the registry phase (toolregistry.md#phase): Failed when a
+// handler failed validation, no tool was discovered, or no tool is
+// available; Degraded when some are available and some unreachable (only
+// with probing); Ready when every tool is available.
+func phaseOf(handlersValid bool, tools []v1alpha1.ToolRegistryDiscoveredTool) v1alpha1.ToolRegistryPhase {
+	available, unavailable := toolCounts(tools)
+	switch {
+	case !handlersValid, len(tools) == 0, available == 0:
+		return v1alpha1.ToolRegistryPhaseFailed
+	case unavailable > 0, available < len(tools):
+		return v1alpha1.ToolRegistryPhaseDegraded
+	}
+	return v1alpha1.ToolRegistryPhaseReady
+}
+
+// unavailableList names the unreachable tools with their errors.
+func unavailableList(tools []v1alpha1.ToolRegistryDiscoveredTool) string {
+	var parts []string
+	n := 0
+	for i := range tools {
+		t := &tools[i]
+		if t.Status != v1alpha1.ToolRegistryToolStatusUnavailable {
+			continue
+		}
+		n++
+		if n > maxListed {
+			continue
+		}
+		parts = append(parts, t.HandlerName+"/"+t.Name+" ("+t.Error+")")
+	}
+	s := strings.Join(parts, "; ")
+	if n > maxListed {
+		s += fmt.Sprintf("; and %d more", n-maxListed)
+	}
+	return s
+}
+
+// plural returns "n word" or "n words".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// setHandlersValidCondition sets HandlersValid from the findings that set
+// it: True when there are none, else False (ValidationFailed) listing every
+// finding as "[rule] field: message".
+func setHandlersValidCondition(st *v1alpha1.ToolRegistryStatus, findings []rules.Finding, handlers int, generation int64, now metav1.Time) {
+	c := conditions.FromFindings(v1alpha1.ToolRegistryConditionHandlersValid, findings,
+		ReasonHandlersValid, "all "+plural(handlers, "handler")+" passed validation", ReasonValidationFailed, generation)
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// setToolsDiscoveredCondition reports how many tools were discovered from
+// how many handlers: True when at least one was, else False
+// (NoToolsDiscovered).
+func setToolsDiscoveredCondition(st *v1alpha1.ToolRegistryStatus, tools, handlersWithTools, handlers int, generation int64, now metav1.Time) {
+	c := metav1.Condition{Type: v1alpha1.ToolRegistryConditionToolsDiscovered, ObservedGeneration: generation}
+	from := plural(handlers, "handler")
+	if handlersWithTools != handlers {
+		from = strconv.Itoa(handlersWithTools) + " of " + from
+	}
+	if tools == 0 {
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoToolsDiscovered
+		c.Message = "no tool discovered from " + plural(handlers, "handler")
+	} else {
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonToolsDiscovered
+		c.Message = plural(tools, "tool") + " discovered from " + from
+	}
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// setDegradedCondition sets Degraded: True (SomeToolsUnavailable) when the
+// phase is Degraded, naming the unreachable tools; False
+// (AllToolsAvailable) otherwise.
+func setDegradedCondition(st *v1alpha1.ToolRegistryStatus, phase v1alpha1.ToolRegistryPhase, tools []v1alpha1.ToolRegistryDiscoveredTool, generation int64, now metav1.Time) {
+	c := metav1.Condition{Type: v1alpha1.ToolRegistryConditionDegraded, ObservedGeneration: generation}
+	_, unavailable := toolCounts(tools)
+	switch phase {
+	case v1alpha1.ToolRegistryPhaseDegraded:
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonSomeToolsUnavailable
+		c.Message = strconv.Itoa(unavailable) + " of " + plural(len(tools), "tool") + " unreachable: " + unavailableList(tools)
+	case v1alpha1.ToolRegistryPhaseFailed:
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
+		c.Message = "not degraded: the phase is Failed (see the Ready condition)"
+	default:
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
+		c.Message = "every tool is available"
+	}
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// setReadyCondition sets Ready from HandlersValid (which must already be
+// set) and the tools: False (ValidationFailed) when a handler failed
+// validation; False (NoToolsAvailable) when none is available; True
+// (ToolsDiscovered) otherwise.
+func setReadyCondition(st *v1alpha1.ToolRegistryStatus, tools []v1alpha1.ToolRegistryDiscoveredTool, probing bool, generation int64, now metav1.Time) {
+	available, _ := toolCounts(tools)
+	okMessage := plural(available, "tool") + " available: the configuration is valid (spec.probe is off, so no backend is contacted)"
+	if probing {
+		okMessage = strconv.Itoa(available) + " of " + plural(len(tools), "tool") + " reachable"
+	}
+	c := conditions.RollUp(st.Conditions, v1alpha1.ToolRegistryConditionReady,
+		[]string{v1alpha1.ToolRegistryConditionHandlersValid}, ReasonToolsDiscovered, okMessage, generation)
+	if c.Status == metav1.ConditionTrue && available == 0 {
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoToolsAvailable
+		switch {
+		case len(tools) == 0:
+			c.Message = "no tool was discovered"
+		default:
+			c.Message = "none of the " + plural(len(tools), "tool") + " is reachable: " + unavailableList(tools)
+		}
+	}
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// setPolicyBoundCondition sets PolicyBound from the ToolPolicies naming the
+// registry: True (PolicySelectsRegistry) naming them; False
+// (NoPolicySelectsRegistry) when none does; absent when the ToolPolicy CRD
+// is not installed.
+func setPolicyBoundCondition(st *v1alpha1.ToolRegistryStatus, p policyState, registry string, generation int64, now metav1.Time) {
+	if !p.installed {
+		conditions.Remove(&st.Conditions, v1alpha1.ToolRegistryConditionPolicyBound)
+		return
+	}
+	c := metav1.Condition{Type: v1alpha1.ToolRegistryConditionPolicyBound, ObservedGeneration: generation}
+	if len(p.names) == 0 {
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoPolicySelectsRegistry
+		c.Message = "no ToolPolicy selects this registry (spec.selector.registry: " + registry +
+			"): the default-deny policy broker refuses every call to its tools with deniedBy=no-matching-permit"
+	} else {
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonPolicySelectsRegistry
+		c.Message = fmt.Sprintf("selected by %d ToolPolicy(s): %v", len(p.names), p.names)
+	}
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// setFindingsCondition sets a condition that only findings report here
+// (SandboxesValid, HandlerConnectionsValid): False with the findings' reason
+// and every finding; removed when there are none, because this controller
+// cannot check what else the condition covers (the SandboxClass and
+// Connection kinds are not part of this API yet), so it never claims True.
+func setFindingsCondition(st *v1alpha1.ToolRegistryStatus, condType string, findings []rules.Finding, generation int64, now metav1.Time) {
+	if len(findings) == 0 {
+		conditions.Remove(&st.Conditions, condType)
+		return
+	}
+	c := conditions.FromFindings(condType, findings, "", "", ReasonValidationFailed, generation)
+	conditions.Set(&st.Conditions, c, now)
+}
+
+// computeStatus returns the status the registry should have, computed from
+// the fetched object and in. Conditions keep their lastTransitionTime when
+// their status does not flip; lastDiscoveryTime moves only when the spec
+// generation or the content digest changes. Pure: no client, no clock.
+func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegistryStatus {
+	old := &tr.Status
+	st := *old.DeepCopy()
+	now := metav1.NewTime(in.now)
+	gen := tr.Generation
+
+	handlerFindings := findingsFor(in.findings, v1alpha1.ToolRegistryConditionHandlersValid)
+	invalid := invalidHandlers(handlerFindings)
+	tools := toolStatuses(in.tools, invalid, in.probe, in.plan, in.results, now)
+
+	st.ObservedGeneration = gen
+	st.DiscoveredTools = tools
+	if len(tools) == 0 {
+		st.DiscoveredTools = nil
+	}
+	st.DiscoveredToolsCount = int32(len(tools))
+	st.ContentDigest = rules.ToolRegistryContentDigest(tools)
+	if old.LastDiscoveryTime == nil || old.ObservedGeneration != gen || old.ContentDigest != st.ContentDigest {
+		st.LastDiscoveryTime = &now
+	}
+	st.PolicyCount = nil
+	if in.policy.installed {
+		n := int32(len(in.policy.names))
+		st.PolicyCount = &n
+	}
+
+	setHandlersValidCondition(&st, handlerFindings, len(tr.Spec.Handlers), gen, now)
+	setToolsDiscoveredCondition(&st, len(tools), in.handlersWithTools, len(tr.Spec.Handlers), gen, now)
+	phase := phaseOf(len(handlerFindings) == 0, tools)
+	setDegradedCondition(&st, phase, tools, gen, now)
+	setReadyCondition(&st, tools, in.probe.enabled, gen, now)
+	setPolicyBoundCondition(&st, in.policy, tr.Name, gen, now)
+	for _, ct := range []string{v1alpha1.ToolRegistryConditionSandboxesValid, v1alpha1.ToolRegistryConditionHandlerConnectionsValid} {
+		setFindingsCondition(&st, ct, findingsFor(in.findings, ct), gen, now)
+	}
+	st.Phase = phase
+	return st
+}
+
+// conditionEvent is one event to record for a condition transition.
+type conditionEvent struct {
+	eventType, reason, note string
+}
+
+// maxNote bounds an event note (events.k8s.io/v1 allows 1 kB).
+const maxNote = 1000
+
+// transitionEvents returns the events for the conditions whose status
+// changed from old to updated: Warning when one turns bad (False, or True
+// for Degraded), Normal when one recovers from bad. A condition that
+// appears good, or disappears, records nothing.
+func transitionEvents(old, updated []metav1.Condition) []conditionEvent {
+	var out []conditionEvent
+	for _, c := range updated {
+		prev := meta.FindStatusCondition(old, c.Type)
+		if prev != nil && prev.Status == c.Status {
+			continue
+		}
+		note := c.Type + " is " + string(c.Status) + ": " + c.Message
+		if len(note) > maxNote {
+			note = note[:maxNote-3] + "..."
+		}
+		switch {
+		case isBad(c):
+			out = append(out, conditionEvent{corev1.EventTypeWarning, c.Reason, note})
+		case prev != nil && isBad(*prev):
+			out = append(out, conditionEvent{corev1.EventTypeNormal, c.Reason, note})
+		}
+	}
+	return out
+}
+
+// isBad reports whether a condition says something is wrong: False, except
+// for Degraded, which is wrong when True.
+func isBad(c metav1.Condition) bool {
+	if c.Type == v1alpha1.ToolRegistryConditionDegraded {
+		return c.Status == metav1.ConditionTrue
+	}
+	return c.Status == metav1.ConditionFalse
+}
