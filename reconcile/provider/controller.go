@@ -1,0 +1,433 @@
+// Package provider is the Provider controller (provider.md#status-fields). It
+// reads facts from the manager's cache, asks the rule catalog for findings
+// (rules.Full: the CRD's schema rules and the Go rules, admission and
+// reconcile stages, so an object that got in with the webhook off is still
+// reported), turns them into conditions with the conditions package, adds
+// what only the controller can observe — whether the Secret's value is a
+// placeholder, the vendor's verdict on the credential, whether the endpoint
+// answers — and writes the status once per reconcile, and not at all when
+// nothing changed.
+//
+// The credential value is read from the Secret only to classify it
+// (MatchPlaceholder) and to send it in the vendor probe (CredentialProbes). It
+// is never logged, stored in status or emitted in an event.
+//
+// Endpoint grace: EndpointReachable's lastTransitionTime records when the
+// health-check failures began (conditions.Set keeps it while the condition
+// stays False). For UnavailableAfter (5 minutes) from then, Ready stays True
+// with reason EndpointProbeFailing and the phase Ready; after that Ready is
+// False with the failure's reason and the phase Unavailable. The check is
+// repeated every HealthCheckInterval (30 seconds).
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=providers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=providers/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// ControllerName names the controller and is the reportingController of its
+// events.
+const ControllerName = "provider-controller"
+
+// SecretNameIndex is the field index on Providers holding the names of the
+// Secrets a Provider reads (spec.credential.secretRef.name and
+// spec.auth.credentialsSecretRef.name), so a Secret's change maps to the
+// Providers that reference it.
+const SecretNameIndex = "spec.credential.secretRef.name"
+
+// Options configure the controller. Zero values take the defaults.
+type Options struct {
+	// Clock gives the time conditions and the endpoint grace are measured
+	// with. Default: the real clock.
+	Clock clock.PassiveClock
+	// HTTPClient sends the probes. Default: a client with the default
+	// transport. Redirects are never followed, whatever the client says.
+	HTTPClient *http.Client
+	// ProbeTimeout bounds each probe request. Default 10s.
+	ProbeTimeout time.Duration
+	// HealthCheckInterval is how often the endpoint is re-checked (and a
+	// transient credential validation error retried). Default 30s.
+	HealthCheckInterval time.Duration
+	// UnavailableAfter is how long the endpoint may fail before Ready turns
+	// False and the phase Unavailable. Default 5m.
+	UnavailableAfter time.Duration
+	// CredentialRecheckInterval is how long a vendor's verdict on an
+	// unchanged credential (same Provider generation, same Secret
+	// resourceVersion) is reused before the credential is probed again.
+	// Default 10m.
+	CredentialRecheckInterval time.Duration
+	// DefaultEndpoints are the vendor endpoints used without spec.baseURL.
+	// Default: DefaultEndpoints.
+	DefaultEndpoints map[v1alpha1.ProviderType]string
+	// License is the licence handed to the rules as a fact.
+	License rules.License
+	// MaxConcurrentReconciles bounds parallel reconciles (a probe may wait
+	// ProbeTimeout twice). Default 4.
+	MaxConcurrentReconciles int
+	// SkipNameValidation lets tests register the controller in several
+	// managers of one process.
+	SkipNameValidation bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = 10 * time.Second
+	}
+	if o.HealthCheckInterval <= 0 {
+		o.HealthCheckInterval = 30 * time.Second
+	}
+	if o.UnavailableAfter <= 0 {
+		o.UnavailableAfter = 5 * time.Minute
+	}
+	if o.CredentialRecheckInterval <= 0 {
+		o.CredentialRecheckInterval = 10 * time.Minute
+	}
+	if o.DefaultEndpoints == nil {
+		o.DefaultEndpoints = DefaultEndpoints
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 4
+	}
+	return o
+}
+
+// Reconciler reconciles Providers.
+type Reconciler struct {
+	client   client.Client
+	mapper   meta.RESTMapper
+	recorder events.EventRecorder
+	schema   *rules.SchemaValidator
+	prober   *Prober
+	opts     Options
+	creds    credentialCache
+}
+
+// NewReconciler returns a Reconciler reading and writing through c (the
+// manager's client: reads come from its cache), resolving optional CRDs with
+// mapper and emitting events with recorder (events.k8s.io; nil emits none).
+func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.EventRecorder, opts Options) (*Reconciler, error) {
+	sv, err := rules.DefaultSchema()
+	if err != nil {
+		return nil, fmt.Errorf("provider controller: compiling the CRD schemas: %w", err)
+	}
+	opts = opts.withDefaults()
+	return &Reconciler{
+		client:   c,
+		mapper:   mapper,
+		recorder: recorder,
+		schema:   sv,
+		prober:   NewProber(opts.HTTPClient, opts.ProbeTimeout),
+		opts:     opts,
+		creds:    credentialCache{entries: map[types.NamespacedName]credentialEntry{}},
+	}, nil
+}
+
+// SetupWithManager registers the controller: it reconciles Providers on a
+// spec change and whenever a Secret they reference is created, edited or
+// deleted.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Provider{}, SecretNameIndex, secretNames); err != nil {
+		return fmt.Errorf("provider controller: indexing %s: %w", SecretNameIndex, err)
+	}
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
+	if err != nil {
+		return err
+	}
+	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
+	if opts.SkipNameValidation {
+		skip := true
+		copts.SkipNameValidation = &skip
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("provider").
+		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret)).
+		WithOptions(copts).
+		Complete(r)
+}
+
+// secretNames is the SecretNameIndex function.
+func secretNames(obj client.Object) []string {
+	p, ok := obj.(*v1alpha1.Provider)
+	if !ok {
+		return nil
+	}
+	var names []string
+	if ref := secretRefOf(p); ref != nil && ref.Name != "" {
+		names = append(names, ref.Name)
+	}
+	if a := p.Spec.Auth; a != nil && a.CredentialsSecretRef != nil && a.CredentialsSecretRef.Name != "" {
+		if len(names) == 0 || names[0] != a.CredentialsSecretRef.Name {
+			names = append(names, a.CredentialsSecretRef.Name)
+		}
+	}
+	return names
+}
+
+// providersForSecret maps a Secret to the Providers in its namespace that
+// reference it.
+func (r *Reconciler) providersForSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &v1alpha1.ProviderList{}
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{SecretNameIndex: obj.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "listing Providers referencing a Secret", "secret", client.ObjectKeyFromObject(obj))
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}
+
+// Reconcile computes the Provider's status and writes it when it changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+	p := &v1alpha1.Provider{}
+	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.creds.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !p.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	obs, err := r.observe(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		// Shutting down: a probe cut short says nothing about the vendor.
+		return ctrl.Result{}, err
+	}
+	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
+	st := computeStatus(p, obs, now, r.opts.UnavailableAfter)
+
+	if !equality.Semantic.DeepEqual(p.Status, st) {
+		orig := p.DeepCopy()
+		p.Status = st
+		if err := r.client.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
+			if apierrors.IsNotFound(err) {
+				return ctrl.Result{}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		log.V(1).Info("status updated", "phase", st.Phase)
+		r.emitTransitions(p, orig.Status.Conditions, st.Conditions)
+	}
+	return ctrl.Result{RequeueAfter: r.requeueAfter(&st, now)}, nil
+}
+
+// observe gathers the facts and findings and runs the probes.
+func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observation, error) {
+	facts := clusterfacts.New(ctx, r.client, r.mapper, r.opts.License)
+	findings, err := Evaluate(ctx, r.schema, p, facts)
+	if err != nil {
+		return observation{}, err
+	}
+	obs := observation{findings: findings}
+
+	var value []byte
+	var secretID string
+	if ref := secretRefOf(p); ref != nil {
+		if keys, found := facts.SecretKeys(p.Namespace, ref.Name); found {
+			if key, ok, _ := rules.ProviderSecretKey(p, keys); ok {
+				secret := &corev1.Secret{}
+				if err := r.client.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ref.Name}, secret); err != nil {
+					return observation{}, fmt.Errorf("reading the credential Secret %s: %w", ref.Name, err)
+				}
+				obs.secretKey = key
+				value = secret.Data[key]
+				obs.placeholder = MatchPlaceholder(value)
+				secretID = string(secret.UID) + "@" + secret.ResourceVersion
+			}
+		}
+	}
+
+	g := groupFindings(findings)
+	if secretCredentialUsable(p, g, obs.secretKey, obs.placeholder) {
+		if probe, base, ok := ProbeFor(p, r.opts.DefaultEndpoints); ok {
+			out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
+			obs.credential = &out
+		}
+	}
+	if endpoint, ok := EndpointFor(p, r.opts.DefaultEndpoints); ok {
+		out := r.prober.CheckEndpoint(ctx, endpoint, p.Spec.Headers)
+		obs.endpoint = &out
+	}
+	return obs, nil
+}
+
+// credentialOutcome probes the vendor, reusing a decisive verdict (accepted
+// or rejected) on the same credential for CredentialRecheckInterval. The
+// cache is keyed by the Provider's generation and the Secret's UID and
+// resourceVersion: it never holds the value.
+func (r *Reconciler) credentialOutcome(ctx context.Context, p *v1alpha1.Provider, probe CredentialProbe, base string, value []byte, secretID string) ProbeOutcome {
+	key := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+	fingerprint := fmt.Sprintf("%s/%d/%s", p.UID, p.Generation, secretID)
+	now := r.opts.Clock.Now()
+	if out, ok := r.creds.get(key, fingerprint, now, r.opts.CredentialRecheckInterval); ok {
+		return out
+	}
+	out := r.prober.CheckCredential(ctx, probe, base, p.Spec.Headers, value)
+	if decisive(out) {
+		r.creds.put(key, credentialEntry{fingerprint: fingerprint, outcome: out, at: now})
+	} else {
+		r.creds.forget(key)
+	}
+	return out
+}
+
+func decisive(o ProbeOutcome) bool {
+	return (o.StatusCode >= 200 && o.StatusCode < 300) || o.StatusCode == 401 || o.StatusCode == 403
+}
+
+// requeueAfter is when the Provider is looked at again without an event: the
+// next health check, the end of the endpoint grace, the retry of a transient
+// credential validation error, or the credential recheck.
+func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) time.Duration {
+	var after time.Duration
+	consider := func(d time.Duration) {
+		if d > 0 && (after == 0 || d < after) {
+			after = d
+		}
+	}
+	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil {
+		consider(r.opts.HealthCheckInterval)
+		if e.Status == metav1.ConditionFalse {
+			consider(e.LastTransitionTime.Add(r.opts.UnavailableAfter + time.Second).Sub(now.Time))
+		}
+	}
+	if c := meta.FindStatusCondition(st.Conditions, ConditionCredentialValid); c != nil {
+		switch c.Reason {
+		case ReasonCredentialValidationError:
+			consider(r.opts.HealthCheckInterval)
+		case ReasonCredentialAccepted, ReasonCredentialRejected:
+			consider(r.opts.CredentialRecheckInterval)
+		}
+	}
+	return after
+}
+
+// maxEventNote bounds an event note (events.k8s.io allows 1 kB).
+const maxEventNote = 1000
+
+// emitTransitions emits an event per condition transition: Warning when a
+// condition turns False, Normal when one recovers from False to True. The
+// event's reason is the condition's reason, its action the condition type
+// (events.k8s.io folds events of the same regarding object, type, reason and
+// action into one series, so the action keeps the transitions of different
+// conditions that share a reason apart), and its note the condition's
+// message, which never holds the credential.
+func (r *Reconciler) emitTransitions(p *v1alpha1.Provider, old, cur []metav1.Condition) {
+	if r.recorder == nil {
+		return
+	}
+	for _, c := range cur {
+		prev := meta.FindStatusCondition(old, c.Type)
+		switch {
+		case c.Status == metav1.ConditionFalse && (prev == nil || prev.Status != metav1.ConditionFalse):
+			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, c.Reason, c.Type, "%s", eventNote(c))
+		case c.Status == metav1.ConditionTrue && prev != nil && prev.Status == metav1.ConditionFalse:
+			r.recorder.Eventf(p, nil, corev1.EventTypeNormal, c.Reason, c.Type, "%s", eventNote(c))
+		}
+	}
+}
+
+func eventNote(c metav1.Condition) string {
+	note := fmt.Sprintf("%s is %s: %s", c.Type, c.Status, c.Message)
+	if len(note) <= maxEventNote {
+		return note
+	}
+	cut := maxEventNote - 3
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "..."
+}
+
+// Evaluate returns every rule finding on the Provider, as omniactl check and
+// the webhook would report them: the CRD's schema rules run offline with the
+// API server's validators (so ModelMissing is reported on a Provider stored
+// before provider/model-required) and the Go rules of both stages, with facts
+// answered by facts.
+func Evaluate(ctx context.Context, sv *rules.SchemaValidator, p *v1alpha1.Provider, facts rules.Facts) ([]rules.Finding, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+	if err != nil {
+		return nil, err
+	}
+	obj["apiVersion"] = v1alpha1.GroupVersion.String()
+	obj["kind"] = "Provider"
+	delete(obj, "status")
+	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
+}
+
+// credentialCache remembers the vendor's last decisive verdict per Provider.
+type credentialCache struct {
+	mu      sync.Mutex
+	entries map[types.NamespacedName]credentialEntry
+}
+
+type credentialEntry struct {
+	fingerprint string
+	outcome     ProbeOutcome
+	at          time.Time
+}
+
+func (c *credentialCache) get(key types.NamespacedName, fingerprint string, now time.Time, ttl time.Duration) (ProbeOutcome, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || e.fingerprint != fingerprint || now.Sub(e.at) >= ttl {
+		return ProbeOutcome{}, false
+	}
+	return e.outcome, true
+}
+
+func (c *credentialCache) put(key types.NamespacedName, e credentialEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[key] = e
+}
+
+func (c *credentialCache) forget(key types.NamespacedName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, key)
+}

@@ -1,0 +1,681 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// The controller tests run the reconciler in a manager against a real
+// kube-apiserver and etcd. Every probe goes to a local server the test starts.
+var (
+	testEnv   *envtest.Environment
+	testMgr   ctrl.Manager
+	direct    client.Client // uncached, for the test's own reads and writes
+	fakeClock = clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	logs      = &syncBuffer{}
+	// managerOpts are the options of the controller the manager runs: a
+	// health interval long enough that only events (and the test's explicit
+	// reconciles) drive it.
+	managerOpts = Options{
+		Clock:               fakeClock,
+		ProbeTimeout:        500 * time.Millisecond,
+		HealthCheckInterval: time.Hour,
+		SkipNameValidation:  true,
+	}
+)
+
+// syncBuffer collects every log line the manager and the controller write.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	// Log at every verbosity the controller and controller-runtime use (up to
+	// V(5); client-go dumps request and response bodies, Secrets included, from
+	// V(8), which no deployment runs at), so the leak test sees it all.
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true), zap.Level(zapcore.Level(-5))))
+
+	var err error
+	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"Provider"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = testEnv.Stop() }()
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	direct, err = client.New(testEnv.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		panic(err)
+	}
+	testMgr, err = ctrl.NewManager(testEnv.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		panic(err)
+	}
+	if err := SetupWithManager(testMgr, managerOpts); err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := testMgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	}()
+	if !testMgr.GetCache().WaitForCacheSync(ctx) {
+		panic("cache did not sync")
+	}
+	code := m.Run()
+	cancel()
+	<-done
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "controller log tail:\n"+tail(logs.String(), 4000))
+	}
+	return code
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// countingClient counts status writes.
+type countingClient struct {
+	client.Client
+	mu     sync.Mutex
+	writes int
+}
+
+func (c *countingClient) Status() client.SubResourceWriter {
+	return &countingStatus{SubResourceWriter: c.Client.Status(), c: c}
+}
+
+func (c *countingClient) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes
+}
+
+type countingStatus struct {
+	client.SubResourceWriter
+	c *countingClient
+}
+
+func (s *countingStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	s.c.mu.Lock()
+	s.c.writes++
+	s.c.mu.Unlock()
+	return s.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+func (s *countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.c.mu.Lock()
+	s.c.writes++
+	s.c.mu.Unlock()
+	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+// directReconciler is a second reconciler on the manager's cache, driven by
+// the test (for the clock-driven steps), counting its status writes. It runs
+// with the production health interval.
+func directReconciler(t *testing.T) (*Reconciler, *countingClient) {
+	t.Helper()
+	cc := &countingClient{Client: testMgr.GetClient()}
+	opts := managerOpts
+	opts.HealthCheckInterval = 30 * time.Second
+	r, err := NewReconciler(cc, testMgr.GetRESTMapper(), testMgr.GetEventRecorder(ControllerName), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, cc
+}
+
+var nsSeq int
+
+func namespace(t *testing.T) string {
+	t.Helper()
+	nsSeq++
+	name := fmt.Sprintf("prov-%d-%d", os.Getpid()%1000, nsSeq)
+	if err := direct.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func eventually(t *testing.T, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = f(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: %v", what, err)
+}
+
+// want describes a Provider's expected status: conditions by type
+// ("Status/Reason", or "" for absent) and the phase.
+type want struct {
+	phase v1alpha1.ProviderPhase
+	conds map[string]string
+	msg   map[string]string // substrings of messages
+}
+
+func (w want) check(p *v1alpha1.Provider) error {
+	if p.Status.Phase != w.phase {
+		return fmt.Errorf("phase %q, want %q; conditions %s", p.Status.Phase, w.phase, condSummary(p))
+	}
+	for typ, sr := range w.conds {
+		c := meta.FindStatusCondition(p.Status.Conditions, typ)
+		if sr == "" {
+			if c != nil {
+				return fmt.Errorf("%s should be absent: %s", typ, condSummary(p))
+			}
+			continue
+		}
+		if c == nil || string(c.Status)+"/"+c.Reason != sr {
+			return fmt.Errorf("%s want %s: %s", typ, sr, condSummary(p))
+		}
+	}
+	for typ, m := range w.msg {
+		c := meta.FindStatusCondition(p.Status.Conditions, typ)
+		if c == nil || !strings.Contains(c.Message, m) {
+			return fmt.Errorf("%s message lacks %q: %s", typ, m, condSummary(p))
+		}
+	}
+	return nil
+}
+
+func condSummary(p *v1alpha1.Provider) string {
+	var parts []string
+	for _, c := range p.Status.Conditions {
+		parts = append(parts, fmt.Sprintf("%s=%s/%s(%s)", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// waitFor waits until the Provider, as the manager's cache sees it, matches w.
+func waitFor(t *testing.T, key types.NamespacedName, w want) *v1alpha1.Provider {
+	t.Helper()
+	p := &v1alpha1.Provider{}
+	eventually(t, "provider "+key.String(), func() error {
+		if err := testMgr.GetClient().Get(context.Background(), key, p); err != nil {
+			return err
+		}
+		return w.check(p)
+	})
+	return p
+}
+
+func createProvider(t *testing.T, ns, name string, spec v1alpha1.ProviderSpec) types.NamespacedName {
+	t.Helper()
+	p := &v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+	if err := direct.Create(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
+
+func putSecret(t *testing.T, ns, name string, data map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	err := direct.Get(ctx, client.ObjectKeyFromObject(s), s)
+	s.Data = map[string][]byte{}
+	for k, v := range data {
+		s.Data[k] = []byte(v)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		err = direct.Create(ctx, s)
+	case err == nil:
+		err = direct.Update(ctx, s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func providerEvents(t *testing.T, ns, name string) []eventsv1.Event {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := direct.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.Name == name && e.Regarding.Kind == "Provider" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// waitEvent waits for an event of type typ and reason whose note starts with
+// prefix (the condition type).
+func waitEvent(t *testing.T, ns, name, typ, reason, prefix string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%s event %s (%s)", typ, reason, prefix), func() error {
+		for _, e := range providerEvents(t, ns, name) {
+			if e.Type == typ && e.Reason == reason && strings.HasPrefix(e.Note, prefix) {
+				if e.ReportingController != ControllerName || e.Action != prefix {
+					return fmt.Errorf("event %+v has the wrong controller or action", e)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("not among %d events", len(providerEvents(t, ns, name)))
+	})
+}
+
+// assertNoLeak searches every Provider status, every event and the logs of
+// the namespace for the credential values.
+func assertNoLeak(t *testing.T, ns string, values ...string) {
+	t.Helper()
+	var haystacks []string
+	provs := &v1alpha1.ProviderList{}
+	if err := direct.List(context.Background(), provs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range provs.Items {
+		b, _ := json.Marshal(p.Status)
+		haystacks = append(haystacks, "status of "+p.Name+": "+string(b))
+	}
+	evs := &eventsv1.EventList{}
+	if err := direct.List(context.Background(), evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) == 0 {
+		t.Fatal("no events to search: the search would prove nothing")
+	}
+	b, _ := json.Marshal(evs.Items)
+	log := logs.String()
+	if !strings.Contains(log, "status updated") || !strings.Contains(log, " is False: ") {
+		t.Fatal("the log holds neither the controller's lines nor the events it logs: the search would prove nothing")
+	}
+	haystacks = append(haystacks, "events: "+string(b), "logs: "+log)
+	for _, v := range values {
+		for _, h := range haystacks {
+			if strings.Contains(h, v) {
+				t.Errorf("credential value found in %s", h[:min(len(h), 60)])
+			}
+		}
+	}
+}
+
+func TestSecretLifecycle(t *testing.T) {
+	ns := namespace(t)
+	vendor := vendorServer(t)
+	key := createProvider(t, ns, "claude", v1alpha1.ProviderSpec{
+		Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: vendor.URL,
+		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "anthropic"}},
+	})
+
+	// The Secret does not exist yet.
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
+		ConditionSecretFound:          "False/SecretNotFound",
+		ConditionCredentialConfigured: "False/SecretNotFound",
+		ConditionCredentialValid:      "",
+		ConditionEndpointReachable:    "True/EndpointResponded",
+		ConditionModelValid:           "True/ModelSet",
+		ConditionReady:                "False/SecretNotFound",
+	}})
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonSecretNotFound, ConditionSecretFound)
+
+	// Creating it re-reconciles promptly: the vendor accepts the key.
+	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": goodKey})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady,
+		conds: map[string]string{
+			ConditionSecretFound:          "True/SecretKeyFound",
+			ConditionCredentialConfigured: "True/SecretRefConfigured",
+			ConditionCredentialValid:      "True/CredentialAccepted",
+			ConditionReady:                "True/ProviderReady",
+		},
+		msg: map[string]string{ConditionCredentialConfigured: `"ANTHROPIC_API_KEY"`},
+	})
+	waitEvent(t, ns, "claude", corev1.EventTypeNormal, ReasonSecretKeyFound, ConditionSecretFound)
+	waitEvent(t, ns, "claude", corev1.EventTypeNormal, ReasonProviderReady, ConditionReady)
+
+	// Nothing changed: a second reconcile writes nothing.
+	r, cc := directReconciler(t)
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.count() != 0 {
+		t.Fatalf("%d status writes reconciling an unchanged Provider", cc.count())
+	}
+	if res.RequeueAfter != 30*time.Second {
+		t.Fatalf("RequeueAfter %s, want the 30s health interval", res.RequeueAfter)
+	}
+
+	// Editing the Secret to a key the vendor refuses.
+	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": badKey})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
+		ConditionCredentialValid: "False/CredentialRejected",
+		ConditionReady:           "False/CredentialRejected",
+	}})
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonCredentialRejected, ConditionCredentialValid)
+
+	// 403 is a rejection too.
+	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": denyKey})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{ConditionCredentialValid: "False/CredentialRejected"},
+		msg: map[string]string{ConditionCredentialValid: "HTTP 403"}})
+
+	// A dev-sample placeholder is not sent to the vendor.
+	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": "sk-ant-api03-..."})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
+		ConditionSecretFound:          "True/SecretKeyFound",
+		ConditionCredentialConfigured: "False/PlaceholderCredential",
+		ConditionCredentialValid:      "",
+		ConditionReady:                "False/PlaceholderCredential",
+	}})
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonPlaceholderCredential, ConditionCredentialConfigured)
+
+	// Back to the good key, then delete the Secret.
+	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": goodKey})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{ConditionCredentialValid: "True/CredentialAccepted"}})
+	if err := direct.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
+		ConditionSecretFound: "False/SecretNotFound", ConditionCredentialValid: "",
+	}})
+
+	assertNoLeak(t, ns, goodKey, badKey, denyKey)
+}
+
+func TestSecretKeyChoice(t *testing.T) {
+	ns := namespace(t)
+	vendor := vendorServer(t)
+	putSecret(t, ns, "multi", map[string]string{"CLAUDE_API_KEY": goodKey, "api-key": badKey, "OPENAI_API_KEY": badKey})
+	spec := func(key string) v1alpha1.ProviderSpec {
+		return v1alpha1.ProviderSpec{
+			Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: vendor.URL,
+			Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "multi", Key: key}},
+		}
+	}
+	// Auto-detected: CLAUDE_API_KEY comes before api-key for claude.
+	waitFor(t, createProvider(t, ns, "auto", spec("")), want{phase: v1alpha1.ProviderPhaseReady,
+		conds: map[string]string{ConditionCredentialValid: "True/CredentialAccepted"},
+		msg:   map[string]string{ConditionCredentialConfigured: `key "CLAUDE_API_KEY"`, ConditionSecretFound: `"CLAUDE_API_KEY"`}})
+	// An explicit key is used exactly.
+	waitFor(t, createProvider(t, ns, "explicit", spec("api-key")), want{phase: v1alpha1.ProviderPhaseError,
+		conds: map[string]string{ConditionCredentialValid: "False/CredentialRejected"},
+		msg:   map[string]string{ConditionCredentialConfigured: `key "api-key"`}})
+	// An explicit key the Secret lacks: no other key is tried.
+	waitFor(t, createProvider(t, ns, "missing", spec("ANTHROPIC_API_KEY")), want{phase: v1alpha1.ProviderPhaseError,
+		conds: map[string]string{ConditionSecretFound: "False/SecretKeyMissing", ConditionCredentialConfigured: "False/SecretKeyMissing", ConditionReady: "False/SecretKeyMissing"}})
+	assertNoLeak(t, ns, goodKey, badKey)
+}
+
+// switchable serves HTTP on a fixed address that the test brings up and down.
+type switchable struct {
+	addr string
+	srv  *http.Server
+}
+
+func newSwitchable(t *testing.T) *switchable {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &switchable{addr: l.Addr().String()}
+	s.serve(l)
+	t.Cleanup(s.down)
+	return s
+}
+
+func (s *switchable) serve(l net.Listener) {
+	s.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })}
+	go func() { _ = s.srv.Serve(l) }()
+}
+
+func (s *switchable) up(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.serve(l)
+}
+
+func (s *switchable) down() {
+	if s.srv != nil {
+		_ = s.srv.Close()
+		s.srv = nil
+	}
+}
+
+// reconcileNow runs the direct reconciler once and waits until the manager's
+// cache shows what it wrote, so the next step reads it.
+func reconcileNow(t *testing.T, r *Reconciler, cc *countingClient, key types.NamespacedName) (writes int, res ctrl.Result) {
+	t.Helper()
+	before := cc.count()
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes = cc.count() - before
+	if writes > 0 {
+		stored := &v1alpha1.Provider{}
+		if err := direct.Get(context.Background(), key, stored); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "cache catches up", func() error {
+			cached := &v1alpha1.Provider{}
+			if err := testMgr.GetClient().Get(context.Background(), key, cached); err != nil {
+				return err
+			}
+			if cached.ResourceVersion != stored.ResourceVersion {
+				return fmt.Errorf("cache at %s, stored %s", cached.ResourceVersion, stored.ResourceVersion)
+			}
+			return nil
+		})
+	}
+	return writes, res
+}
+
+func TestEndpointGrace(t *testing.T) {
+	ns := namespace(t)
+	endpoint := newSwitchable(t)
+	key := createProvider(t, ns, "vllm", v1alpha1.ProviderSpec{
+		Type: v1alpha1.ProviderTypeVLLM, Model: "llama3:8b", BaseURL: "http://" + endpoint.addr,
+	})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+		ConditionEndpointReachable: "True/EndpointResponded", ConditionReady: "True/ProviderReady",
+		ConditionSecretFound: "", ConditionCredentialConfigured: "", ConditionCredentialValid: "", ConditionAuthConfigured: "",
+	}})
+	r, cc := directReconciler(t)
+	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+		t.Fatalf("%d writes for an unchanged Provider", n)
+	}
+
+	// The endpoint goes down: Ready stays True for the grace.
+	endpoint.down()
+	began := fakeClock.Now()
+	n, res := reconcileNow(t, r, cc, key)
+	if n != 1 {
+		t.Fatalf("%d writes, want 1", n)
+	}
+	if res.RequeueAfter != 30*time.Second {
+		t.Fatalf("RequeueAfter %s, want 30s", res.RequeueAfter)
+	}
+	p := waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+		ConditionEndpointReachable: "False/ConnectionFailed", ConditionReady: "True/EndpointProbeFailing",
+	}, msg: map[string]string{ConditionReady: "connection refused"}})
+	if lt := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable).LastTransitionTime; !lt.Time.Equal(began.Truncate(time.Second)) {
+		t.Fatalf("failures began at %s, recorded %s", began, lt)
+	}
+	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, ReasonConnectionFailed, ConditionEndpointReachable)
+
+	// Four minutes on, still failing: nothing to write.
+	fakeClock.Step(4 * time.Minute)
+	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+		t.Fatalf("%d writes inside the grace", n)
+	}
+	// Exactly five minutes: still Ready.
+	fakeClock.Step(time.Minute)
+	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+		t.Fatalf("%d writes at the end of the grace", n)
+	}
+	// More than five minutes: Unavailable.
+	fakeClock.Step(time.Second)
+	if n, _ := reconcileNow(t, r, cc, key); n != 1 {
+		t.Fatalf("%d writes, want 1", n)
+	}
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseUnavailable, conds: map[string]string{
+		ConditionEndpointReachable: "False/ConnectionFailed", ConditionReady: "False/ConnectionFailed",
+	}})
+	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, ReasonConnectionFailed, ConditionReady)
+
+	// It comes back.
+	endpoint.up(t)
+	fakeClock.Step(30 * time.Second)
+	if n, _ := reconcileNow(t, r, cc, key); n != 1 {
+		t.Fatalf("%d writes, want 1", n)
+	}
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+		ConditionEndpointReachable: "True/EndpointResponded", ConditionReady: "True/ProviderReady",
+	}})
+	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, ReasonEndpointResponded, ConditionEndpointReachable)
+	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, ReasonProviderReady, ConditionReady)
+}
+
+func TestEndpointFailures(t *testing.T) {
+	ns := namespace(t)
+	for name, tt := range map[string]struct {
+		url    string
+		reason string
+	}{
+		"closes": {closingServer(t), ReasonConnectionFailed},
+		"hangs":  {hangingServer(t), ReasonProbeTimeout},
+		"nobody": {refusedURL(t), ReasonConnectionFailed},
+	} {
+		key := createProvider(t, ns, name, v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", BaseURL: tt.url})
+		waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+			ConditionEndpointReachable: "False/" + tt.reason, ConditionReady: "True/EndpointProbeFailing",
+		}})
+	}
+}
+
+// TestCredentialTransientError: a vendor that cannot answer leaves
+// CredentialValid Unknown without blocking Ready.
+func TestCredentialTransientError(t *testing.T) {
+	ns := namespace(t)
+	putSecret(t, ns, "openai", map[string]string{"OPENAI_API_KEY": goodKey})
+	key := createProvider(t, ns, "hangs", v1alpha1.ProviderSpec{
+		Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: hangingServer(t),
+		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "openai"}},
+	})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+		ConditionCredentialValid:   "Unknown/CredentialValidationError",
+		ConditionEndpointReachable: "False/ProbeTimeout",
+		ConditionReady:             "True/EndpointProbeFailing",
+	}})
+	assertNoLeak(t, ns, goodKey)
+}
+
+// TestProviderKinds: the conditions each kind of Provider gets, on objects the
+// API server stored without the webhook (so Go admission rules still report).
+func TestProviderKinds(t *testing.T) {
+	ns := namespace(t)
+	tests := []struct {
+		name string
+		spec v1alpha1.ProviderSpec
+		want want
+	}{
+		{"mock", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+			ConditionReady: "True/ProviderReady", ConditionModelValid: "True/ModelNotRequired",
+			ConditionEndpointReachable: "", ConditionCredentialConfigured: "", ConditionCredentialValid: "", ConditionSecretFound: "", ConditionAuthConfigured: "",
+		}}},
+		{"envvar", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{EnvVar: "VLLM_KEY"}},
+			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+				ConditionCredentialConfigured: "True/EnvVarConfigured", ConditionCredentialValid: "Unknown/ValidationNotSupported",
+				ConditionEndpointReachable: "", ConditionReady: "True/ProviderReady",
+			}}},
+		{"bad-envvar", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{EnvVar: "MY-KEY"}},
+			want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
+				ConditionCredentialConfigured: "False/InvalidEnvVar", ConditionReady: "False/InvalidEnvVar",
+			}}},
+		{"filepath", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{FilePath: "/var/secrets/key"}},
+			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+				ConditionCredentialConfigured: "True/FilePathConfigured", ConditionCredentialValid: "Unknown/ValidationNotSupported",
+			}}},
+		{"bedrock", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514",
+			Platform: &v1alpha1.ProviderPlatform{Type: v1alpha1.ProviderPlatformTypeBedrock, Region: "us-east-1"},
+			Auth:     &v1alpha1.ProviderAuth{Type: v1alpha1.ProviderAuthTypeWorkloadIdentity}},
+			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
+				ConditionAuthConfigured: "True/PlatformAuthConfigured", ConditionEndpointReachable: "", ConditionCredentialValid: "", ConditionReady: "True/ProviderReady",
+			}}},
+		{"bad-timeout", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock, Defaults: &v1alpha1.ProviderDefaults{RequestTimeout: "soon"}},
+			want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{ConditionReady: "False/InvalidSpec"},
+				msg: map[string]string{ConditionReady: "[provider/defaults-timeout-duration]"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			waitFor(t, createProvider(t, ns, tt.name, tt.spec), tt.want)
+		})
+	}
+}

@@ -1,0 +1,178 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// provGoodKey is the only key the local vendor accepts.
+const provGoodKey = "sk-e2e-accepted-2c81f0d4"
+
+// provVendor is a local stand-in for the Anthropic API: GET /v1/models
+// answers 200 to provGoodKey (with an anthropic-version header) and 401
+// otherwise; every other path 404, which still counts as reachable.
+func provVendor() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path != "/v1/models":
+			w.WriteHeader(http.StatusNotFound)
+		case r.Header.Get("x-api-key") == provGoodKey && r.Header.Get("anthropic-version") != "":
+			_, _ = w.Write([]byte(`{"data":[]}`))
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+}
+
+func provCondition(p *v1alpha1.Provider, t string) string {
+	c := meta.FindStatusCondition(p.Status.Conditions, t)
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + "/" + c.Reason
+}
+
+// provTable fetches the Providers of ns as `kubectl get prov` does: as a
+// server-side Table built from the CRD's printer columns.
+func provTable(ns string) (*metav1.Table, error) {
+	hc, err := rest.HTTPClientFor(env.Config)
+	if err != nil {
+		return nil, err
+	}
+	url := strings.TrimRight(env.Config.Host, "/") + "/apis/" + v1alpha1.GroupVersion.String() + "/namespaces/" + ns + "/providers"
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)
+	}
+	table := &metav1.Table{}
+	return table, json.NewDecoder(resp.Body).Decode(table)
+}
+
+// provColumns maps a Table row to its column names.
+func provColumns(t *metav1.Table, row int) map[string]string {
+	out := map[string]string{}
+	for i, col := range t.ColumnDefinitions {
+		out[col.Name] = fmt.Sprint(t.Rows[row].Cells[i])
+	}
+	return out
+}
+
+var _ = Describe("Provider", func() {
+	var (
+		ctx    = context.Background()
+		ns     string
+		vendor *httptest.Server
+	)
+
+	BeforeEach(func() {
+		ns = fmt.Sprintf("e2e-prov-%d", time.Now().UnixNano()%1_000_000_000)
+		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		vendor = provVendor()
+		DeferCleanup(vendor.Close)
+	})
+
+	It("reports a missing Secret as SecretFound=False and phase Error, then goes Ready when the Secret is created", func() {
+		key := client.ObjectKey{Namespace: ns, Name: "claude"}
+		Expect(k8sClient.Create(ctx, &v1alpha1.Provider{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name},
+			Spec: v1alpha1.ProviderSpec{
+				Type:       v1alpha1.ProviderTypeClaude,
+				Model:      "claude-sonnet-4-20250514",
+				BaseURL:    vendor.URL,
+				Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "anthropic-credentials"}},
+			},
+		})).To(Succeed())
+
+		p := &v1alpha1.Provider{}
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key, p)).To(Succeed())
+			g.Expect(provCondition(p, "SecretFound")).To(Equal("False/SecretNotFound"))
+			g.Expect(provCondition(p, "Ready")).To(Equal("False/SecretNotFound"))
+			g.Expect(p.Status.Phase).To(Equal(v1alpha1.ProviderPhaseError))
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		By("creating the Secret")
+		Expect(k8sClient.Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic-credentials"},
+			StringData: map[string]string{"ANTHROPIC_API_KEY": provGoodKey},
+		})).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, key, p)).To(Succeed())
+			g.Expect(provCondition(p, "SecretFound")).To(Equal("True/SecretKeyFound"))
+			g.Expect(provCondition(p, "CredentialConfigured")).To(Equal("True/SecretRefConfigured"))
+			g.Expect(provCondition(p, "CredentialValid")).To(Equal("True/CredentialAccepted"))
+			g.Expect(provCondition(p, "EndpointReachable")).To(Equal("True/EndpointResponded"))
+			g.Expect(provCondition(p, "ModelValid")).To(Equal("True/ModelSet"))
+			g.Expect(provCondition(p, "Ready")).To(Equal("True/ProviderReady"))
+			g.Expect(p.Status.Phase).To(Equal(v1alpha1.ProviderPhaseReady))
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		Expect(meta.FindStatusCondition(p.Status.Conditions, "CredentialConfigured").Message).To(ContainSubstring(`"ANTHROPIC_API_KEY"`))
+
+		By("showing the phase and the documented columns in `kubectl get prov`")
+		table, err := provTable(ns)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(table.Rows).To(HaveLen(1))
+		Expect(provColumns(table, 0)).To(And(
+			HaveKeyWithValue("Name", "claude"),
+			HaveKeyWithValue("TYPE", "claude"),
+			HaveKeyWithValue("ROLE", "llm"),
+			HaveKeyWithValue("MODEL", "claude-sonnet-4-20250514"),
+			HaveKeyWithValue("PHASE", "Ready"),
+			HaveKey("AGE"),
+		))
+
+		By("emitting a Warning while the Secret was missing and a Normal event on recovery")
+		Eventually(func(g Gomega) {
+			evs := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+			var seen []string
+			for _, e := range evs.Items {
+				if e.Regarding.Kind == "Provider" && e.Regarding.Name == key.Name {
+					seen = append(seen, e.Type+"/"+e.Action+"/"+e.Reason)
+				}
+			}
+			g.Expect(seen).To(ContainElements("Warning/SecretFound/SecretNotFound", "Normal/SecretFound/SecretKeyFound", "Normal/Ready/ProviderReady"))
+		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		By("never putting the credential in status, events or the operator's log")
+		status, err := json.Marshal(p.Status)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(status)).NotTo(ContainSubstring(provGoodKey))
+		evs := &eventsv1.EventList{}
+		Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+		Expect(evs.Items).NotTo(BeEmpty())
+		evJSON, err := json.Marshal(evs.Items)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(evJSON)).NotTo(ContainSubstring(provGoodKey))
+		log, err := os.ReadFile(operator.LogPath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(log)).To(ContainSubstring("provider"), "the operator log should show the Provider controller")
+		Expect(string(log)).NotTo(ContainSubstring(provGoodKey))
+	})
+})
