@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	goruntime "runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/config/crd"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// checkConfig says how check evaluates.
+type checkConfig struct {
+	// Namespace is given to namespaced documents that name none (as
+	// `kubectl apply -n` would); empty leaves them without one.
+	Namespace string
+	// Severity overrides rule severities by ID, as the operator's
+	// --rule-severity does.
+	Severity map[string]rules.Severity
+	// Workers evaluate documents in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// TuneMemory sets the process's garbage collector for one check (the
+	// omniactl binary; tests leave it alone): see tuneMemory.
+	TuneMemory bool
+}
+
+// tuneMemory sets the garbage collector for a check of inputBytes of
+// manifests. Evaluation allocates about 0.5 MB of short-lived garbage per
+// document (the API server's CEL and OpenAPI validators) over a small live
+// heap: the validators (~8 MiB) and the documents, held as compact JSON
+// (about twice the input size). Collect rarely (GOGC=400) under a soft
+// memory limit of 56 MiB plus room for the documents: the heap goal stays
+// ~40 MiB above the live heap for any input size, which keeps a
+// 5,000-document (4.4 MB) check at ~82 MiB RSS; a lower limit costs CPU in
+// extra collections for little memory.
+func tuneMemory(inputBytes int) {
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(56<<20 + 2*int64(inputBytes))
+}
+
+// result is one evaluated Omnia document and its findings.
+type result struct {
+	File       string
+	Document   int
+	Line       int
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	Findings   []rules.Finding
+}
+
+// denied reports whether any finding refuses the document.
+func (r *result) denied() bool {
+	for _, f := range r.Findings {
+		if f.Severity == rules.SeverityDeny {
+			return true
+		}
+	}
+	return false
+}
+
+// report is the outcome of one check.
+type report struct {
+	// Results are the Omnia documents evaluated, in input order.
+	Results []result
+	// Facts counts documents used only as facts (Secrets, CRDs).
+	Facts int
+	// Skipped counts non-Omnia documents that were not checked.
+	Skipped int
+}
+
+// denied reports whether any document is refused.
+func (r *report) denied() bool {
+	for i := range r.Results {
+		if r.Results[i].denied() {
+			return true
+		}
+	}
+	return false
+}
+
+// counts returns how many findings deny and warn.
+func (r *report) counts() (deny, warn int) {
+	for _, res := range r.Results {
+		for _, f := range res.Findings {
+			if f.Severity == rules.SeverityDeny {
+				deny++
+			} else {
+				warn++
+			}
+		}
+	}
+	return deny, warn
+}
+
+// document is one parsed manifest. Documents are numbered from 1 in file
+// order; empty documents (only comments or whitespace) are not counted.
+type document struct {
+	file  string
+	index int // 1-based
+	line  int // first line of the document in the file (1-based)
+
+	class                             int
+	apiVersion, kind, namespace, name string
+	// raw is an Omnia document as the JSON the API server would receive,
+	// held compactly until it is evaluated.
+	raw []byte
+	// fact is the typed object of a fact kind (Provider, PromptPack,
+	// Workspace, ToolPolicy).
+	fact runtime.Object
+	// secretKeys are a Secret's data keys; its values are never kept.
+	secretKeys []string
+	// crd is the group/Kind a CustomResourceDefinition installs.
+	crd string
+}
+
+// Document classes.
+const (
+	classEmpty = iota
+	classSkip
+	classOmnia
+	classSecret
+	classCRD
+)
+
+// check reads the given paths and evaluates every Omnia document in them.
+// An *inputError means the input is unusable (exit 2).
+func check(ctx context.Context, paths []string, stdin io.Reader, cfg checkConfig) (*report, error) {
+	// Build the validators while the input is read and parsed.
+	var (
+		sv     *rules.SchemaValidator
+		svErr  error
+		svDone = make(chan struct{})
+	)
+	go func() { sv, svErr = rules.DefaultSchema(); close(svDone) }()
+
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = goruntime.GOMAXPROCS(0)
+	}
+	docs, err := loadDocuments(paths, stdin, cfg, workers)
+	if err != nil {
+		return nil, err
+	}
+	<-svDone
+	if svErr != nil {
+		return nil, fmt.Errorf("building the schema validators: %w", svErr)
+	}
+	return evaluate(ctx, sv, docs, cfg, workers)
+}
+
+// loadDocuments reads, splits, parses and classifies the input, each YAML
+// document parsed once, on workers. The raw input is dropped once parsed.
+func loadDocuments(paths []string, stdin io.Reader, cfg checkConfig, workers int) ([]document, error) {
+	sources, err := readSources(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.TuneMemory {
+		total := 0
+		for _, s := range sources {
+			total += len(s.data)
+		}
+		tuneMemory(total)
+	}
+	chunks, err := splitSources(sources)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]document, len(chunks))
+	errs := make([]error, len(chunks))
+	parallel(len(chunks), workers, func(i int) {
+		c := chunks[i]
+		docs[i] = document{file: c.file, line: c.line}
+		obj, err := parseChunk(c)
+		chunks[i].data = nil
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if obj == nil {
+			return // empty document
+		}
+		errs[i] = prepare(&docs[i], obj, cfg)
+	})
+	// Number the documents of each file and report every unusable one.
+	out := docs[:0]
+	var problems []string
+	index := map[string]int{}
+	for i := range docs {
+		d := docs[i]
+		if errs[i] == nil && d.class == classEmpty {
+			continue
+		}
+		index[d.file]++
+		d.index = index[d.file]
+		if errs[i] != nil {
+			problems = append(problems, fmt.Sprintf("%s: document %d (line %d): %v", d.file, d.index, d.line, errs[i]))
+			continue
+		}
+		out = append(out, d)
+	}
+	if len(problems) > 0 {
+		return nil, &inputError{msg: strings.Join(problems, "\n")}
+	}
+	return out, nil
+}
+
+// prepare classifies one parsed document and keeps what evaluation needs of
+// it: an Omnia document as compact JSON (and its typed object when it is a
+// fact kind), a Secret's keys, a CRD's group/Kind. An unnamespaced
+// namespaced document is given cfg.Namespace first.
+func prepare(d *document, obj map[string]any, cfg checkConfig) error {
+	apiVersion, ok := obj["apiVersion"].(string)
+	if !ok || apiVersion == "" {
+		return fmt.Errorf("no apiVersion: every manifest needs apiVersion and kind")
+	}
+	kind, ok := obj["kind"].(string)
+	if !ok || kind == "" {
+		return fmt.Errorf("no kind: every manifest needs apiVersion and kind")
+	}
+	d.apiVersion, d.kind = apiVersion, kind
+	group, version, hasGroup := strings.Cut(apiVersion, "/")
+	if !hasGroup {
+		group, version = "", apiVersion
+	}
+	switch {
+	case group == v1alpha1.GroupVersion.Group:
+		scope, known := crdKinds()[kind]
+		if !known {
+			return fmt.Errorf("%s has no kind %q (known kinds: %s)", apiVersion, kind, strings.Join(omniaKinds(), ", "))
+		}
+		if version != v1alpha1.GroupVersion.Version {
+			return fmt.Errorf("%s apiVersion %s is not served; use %s", kind, apiVersion, v1alpha1.GroupVersion)
+		}
+		if !scope.cluster {
+			setNamespace(obj, cfg.Namespace)
+		}
+		d.class = classOmnia
+		d.namespace, d.name = metaNames(obj)
+		if rules.IsFactKind(kind) {
+			// A document whose shape does not fit its type is no fact;
+			// its own evaluation reports why.
+			if typed, err := rules.Typed(obj); err == nil {
+				d.fact = typed
+			}
+		}
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		d.raw = raw
+	case group == "" && version == "v1" && kind == "Secret":
+		setNamespace(obj, cfg.Namespace)
+		d.class = classSecret
+		d.namespace, d.name = metaNames(obj)
+		d.secretKeys = secretKeys(obj)
+	case group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition":
+		d.class = classCRD
+		spec, _ := obj["spec"].(map[string]any)
+		crdGroup, _ := spec["group"].(string)
+		names, _ := spec["names"].(map[string]any)
+		crdKind, _ := names["kind"].(string)
+		if crdGroup != "" && crdKind != "" {
+			d.crd = crdGroup + "/" + crdKind
+		}
+	default:
+		d.class = classSkip
+	}
+	return nil
+}
+
+func metaNames(obj map[string]any) (namespace, name string) {
+	meta, _ := obj["metadata"].(map[string]any)
+	namespace, _ = meta["namespace"].(string)
+	name, _ = meta["name"].(string)
+	return namespace, name
+}
+
+// evaluate collects the facts (in input order: a later document replaces an
+// earlier one of the same name) and runs rules.Full on every Omnia document,
+// on workers.
+func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
+	facts := rules.NewManifestFacts()
+	rep := &report{}
+	omnia := make([]int, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		switch d.class {
+		case classOmnia:
+			omnia = append(omnia, i)
+			if d.fact != nil {
+				if err := facts.Add(d.fact); err != nil {
+					return nil, err
+				}
+				d.fact = nil
+			}
+		case classSecret:
+			facts.AddSecret(d.namespace, d.name, d.secretKeys)
+			rep.Facts++
+		case classCRD:
+			if d.crd != "" {
+				facts.AddCRD(d.crd)
+			}
+			rep.Facts++
+		default:
+			rep.Skipped++
+		}
+	}
+
+	opts := rules.Options{Severity: cfg.Severity}
+	rep.Results = make([]result, len(omnia))
+	errs := make([]error, len(omnia))
+	parallel(len(omnia), workers, func(j int) {
+		d := &docs[omnia[j]]
+		rep.Results[j] = result{File: d.file, Document: d.index, Line: d.line, APIVersion: d.apiVersion, Kind: d.kind, Namespace: d.namespace, Name: d.name}
+		var obj map[string]any
+		if err := utiljson.Unmarshal(d.raw, &obj); err != nil {
+			errs[j] = err
+			return
+		}
+		d.raw = nil
+		rep.Results[j].Findings, errs[j] = rules.Full(ctx, sv, rules.Default, obj, nil, facts, opts)
+	})
+	var problems []string
+	for j, err := range errs {
+		if err != nil {
+			r := rep.Results[j]
+			problems = append(problems, fmt.Sprintf("%s: document %d (line %d): %v", r.File, r.Document, r.Line, err))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &inputError{msg: strings.Join(problems, "\n")}
+	}
+	return rep, nil
+}
+
+// secretKeys returns a Secret's data and stringData keys; values are not
+// looked at.
+func secretKeys(obj map[string]any) []string {
+	var keys []string
+	for _, field := range []string{"data", "stringData"} {
+		m, _ := obj[field].(map[string]any)
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// setNamespace gives a document without a namespace ns.
+func setNamespace(obj map[string]any, ns string) {
+	if ns == "" {
+		return
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		if obj["metadata"] != nil {
+			return // the schema reports the bad metadata
+		}
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	if cur, _ := meta["namespace"].(string); cur == "" {
+		meta["namespace"] = ns
+	}
+}
+
+// crdScope is what check needs to know of an embedded CRD.
+type crdScope struct{ cluster bool }
+
+var (
+	crdKindsOnce    sync.Once
+	crdKindsSet     map[string]crdScope
+	crdKindLine     = regexp.MustCompile(`(?m)^    kind: (\S+)\s*$`)
+	crdClusterScope = regexp.MustCompile(`(?m)^  scope: Cluster\s*$`)
+)
+
+// crdKinds lists the Omnia kinds with a CRD (the embedded, generated CRDs
+// the schema validator compiles) and whether each is cluster-scoped.
+func crdKinds() map[string]crdScope {
+	crdKindsOnce.Do(func() {
+		crdKindsSet = map[string]crdScope{}
+		entries, _ := crd.Bases.ReadDir("bases")
+		for _, e := range entries {
+			data, err := crd.Bases.ReadFile("bases/" + e.Name())
+			if err != nil {
+				continue
+			}
+			if m := crdKindLine.FindSubmatch(data); m != nil {
+				crdKindsSet[string(m[1])] = crdScope{cluster: crdClusterScope.Match(data)}
+			}
+		}
+	})
+	return crdKindsSet
+}
+
+// omniaKinds lists the Omnia kinds with a CRD, sorted.
+func omniaKinds() []string {
+	var out []string
+	for k := range crdKinds() {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,183 @@
+// Command omniactl checks Omnia manifests offline with the same rule catalog
+// the API server's schema, the validating webhooks and the reconcilers use,
+// and documents that catalog.
+//
+//	omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
+//	omniactl rules [-o table|json|markdown]
+//
+// check exits 0 when nothing is denied, 1 when something is, and 2 when the
+// input is unusable (a file that cannot be read, YAML or JSON that does not
+// parse, a document without apiVersion or kind, an Omnia apiVersion with an
+// unknown kind).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/altairalabs/omnia/rules"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitDenied = 1
+	exitInput  = 2
+)
+
+// tuneGC is set by main: the binary tunes its garbage collector for the
+// check (see tuneMemory); tests calling run leave theirs alone.
+var tuneGC = false
+
+func main() {
+	tuneGC = true
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `omniactl checks Omnia manifests offline against the rule catalog.
+
+Usage:
+  omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
+  omniactl rules [-o table|json|markdown]
+
+check reads files, directories (recursively: *.yaml, *.yml, *.json) and "-"
+(stdin), each possibly holding several YAML documents. Provider, PromptPack,
+Workspace, ToolPolicy and Secret documents (keys only) are facts for the
+others; every Omnia document is evaluated with the schema (OpenAPI and CEL, as
+the API server runs it) and every Go rule, admission and reconcile stage.
+Other documents are skipped.
+
+Exit status: 0 nothing denied, 1 something denied, 2 unusable input.
+`
+
+// run is omniactl with its arguments and streams; it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitInput
+	}
+	switch args[0] {
+	case "check":
+		return runCheck(ctx, args[1:], stdin, stdout, stderr)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "omniactl: unknown command %q\n\n%s", args[0], usage)
+	return exitInput
+}
+
+// pathsFlag collects repeated -f values.
+type pathsFlag []string
+
+func (p *pathsFlag) String() string     { return strings.Join(*p, ",") }
+func (p *pathsFlag) Set(v string) error { *p = append(*p, v); return nil }
+
+// severityFlag collects repeated --rule-severity id=deny|warn overrides, as
+// the operator's flag of the same name does.
+type severityFlag map[string]rules.Severity
+
+func (s severityFlag) String() string { return fmt.Sprint(map[string]rules.Severity(s)) }
+
+func (s severityFlag) Set(v string) error {
+	id, sev, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("want <rule-id>=deny|warn, got %q", v)
+	}
+	if _, known := rules.Default.Lookup(id); !known {
+		return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
+	}
+	switch rules.Severity(sev) {
+	case rules.SeverityDeny, rules.SeverityWarn:
+		s[id] = rules.Severity(sev)
+		return nil
+	}
+	return fmt.Errorf("severity %q for %s is not deny or warn", sev, id)
+}
+
+// parseInterleaved parses flags that may come after positional arguments
+// (omniactl check a.yaml -o json) and returns the positionals.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("omniactl check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		paths      pathsFlag
+		format     string
+		namespace  string
+		severities = severityFlag{}
+	)
+	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
+	fs.StringVar(&format, "o", formatTable, "output: table, json, sarif or junit")
+	fs.StringVar(&namespace, "namespace", "", "namespace for namespaced documents that name none (as kubectl apply -n)")
+	fs.StringVar(&namespace, "n", "", "shorthand for --namespace")
+	fs.Var(severities, "rule-severity", "set a rule's severity: <rule-id>=deny|warn; repeatable")
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitInput
+	}
+	paths = append(paths, positional...)
+	if len(paths) == 0 {
+		fmt.Fprintln(stderr, "omniactl check: no input; give -f PATH (a file, a directory or - for stdin)")
+		return exitInput
+	}
+	switch format {
+	case formatTable, formatJSON, formatSARIF, formatJUnit:
+	default:
+		fmt.Fprintf(stderr, "omniactl check: unknown output format %q (want table, json, sarif or junit)\n", format)
+		return exitInput
+	}
+
+	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC})
+	if err != nil {
+		var ie *inputError
+		if errors.As(err, &ie) {
+			fmt.Fprintln(stderr, "omniactl check: unusable input:\n"+indent(ie.msg))
+			return exitInput
+		}
+		fmt.Fprintln(stderr, "omniactl check:", err)
+		return exitInput
+	}
+	if err := writeReport(stdout, rep, format); err != nil {
+		fmt.Fprintln(stderr, "omniactl check:", err)
+		return exitInput
+	}
+	if format == formatTable {
+		fmt.Fprintln(stderr, summary(rep))
+	}
+	if rep.denied() {
+		return exitDenied
+	}
+	return exitOK
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

@@ -1,0 +1,164 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// ManifestFacts answers Facts from objects held in memory: the documents
+// omniactl check was given, so reconcile-stage rules can be run offline with
+// the manifests as the cluster. It is pure (no I/O) and grants no licence
+// features (licensing does not exist yet).
+//
+// Fill it with Add and AddSecret, then hand it to any number of concurrent
+// evaluations: lookups only read. Adding is not safe concurrently with
+// anything else.
+//
+// Namespaces are compared exactly; a document without a namespace is in the
+// namespace "" and sees only facts without a namespace, as documents applied
+// together into one namespace would.
+type ManifestFacts struct {
+	providers  map[string]*v1alpha1.Provider   // namespace/name
+	packs      map[string]*v1alpha1.PromptPack // namespace/name
+	packNames  map[string][]string             // namespace/packName → names, in order added
+	secrets    map[string][]string             // namespace/name → data keys
+	workspaces map[string]*v1alpha1.Workspace  // spec.namespace
+	policies   map[string]*v1alpha1.ToolPolicy // namespace/name
+	crds       map[string]bool                 // group/Kind
+}
+
+var _ Facts = (*ManifestFacts)(nil)
+
+// NewManifestFacts returns facts that know nothing yet.
+func NewManifestFacts() *ManifestFacts {
+	return &ManifestFacts{
+		providers:  map[string]*v1alpha1.Provider{},
+		packs:      map[string]*v1alpha1.PromptPack{},
+		packNames:  map[string][]string{},
+		secrets:    map[string][]string{},
+		workspaces: map[string]*v1alpha1.Workspace{},
+		policies:   map[string]*v1alpha1.ToolPolicy{},
+		crds:       map[string]bool{},
+	}
+}
+
+// toolPolicyGroupKind is the optional CRD a ToolPolicy document implies.
+var toolPolicyGroupKind = v1alpha1.GroupVersion.Group + "/ToolPolicy"
+
+func factKey(namespace, name string) string { return namespace + "/" + name }
+
+// IsFactKind reports whether documents of an Omnia kind are facts for the
+// others (Provider, PromptPack, Workspace, ToolPolicy). Secrets, a core kind,
+// are facts too: see AddSecret.
+func IsFactKind(kind string) bool {
+	switch kind {
+	case "Provider", "PromptPack", "Workspace", "ToolPolicy":
+		return true
+	}
+	return false
+}
+
+// Add records a typed Omnia object of a fact kind (*v1alpha1.Provider,
+// *v1alpha1.PromptPack, *v1alpha1.Workspace or *v1alpha1.ToolPolicy). A
+// later object with the same namespace and name replaces an earlier one, as
+// a later `kubectl apply` would. Other kinds are an error.
+func (f *ManifestFacts) Add(obj runtime.Object) error {
+	switch o := obj.(type) {
+	case *v1alpha1.Provider:
+		f.providers[factKey(o.Namespace, o.Name)] = o
+	case *v1alpha1.PromptPack:
+		key := factKey(o.Namespace, o.Name)
+		if old, ok := f.packs[key]; ok {
+			byName := factKey(old.Namespace, old.Spec.PackName)
+			f.packNames[byName] = slices.DeleteFunc(f.packNames[byName], func(n string) bool { return n == o.Name })
+		}
+		f.packs[key] = o
+		byName := factKey(o.Namespace, o.Spec.PackName)
+		f.packNames[byName] = append(f.packNames[byName], o.Name)
+	case *v1alpha1.Workspace:
+		// Cluster-scoped: looked up by the namespace it owns.
+		for ns, w := range f.workspaces {
+			if w.Name == o.Name {
+				delete(f.workspaces, ns)
+			}
+		}
+		f.workspaces[o.Spec.Namespace] = o
+	case *v1alpha1.ToolPolicy:
+		f.policies[factKey(o.Namespace, o.Name)] = o
+		f.crds[toolPolicyGroupKind] = true
+	default:
+		return fmt.Errorf("rules: %T is not a fact kind", obj)
+	}
+	return nil
+}
+
+// AddSecret records that the Secret namespace/name exists with the given
+// data keys (data and stringData). Values are never handed over.
+func (f *ManifestFacts) AddSecret(namespace, name string, keys []string) {
+	f.secrets[factKey(namespace, name)] = slices.Clone(keys)
+}
+
+// AddCRD records that a CustomResourceDefinition for groupKind ("group/Kind")
+// is installed.
+func (f *ManifestFacts) AddCRD(groupKind string) { f.crds[groupKind] = true }
+
+// Provider implements Facts.
+func (f *ManifestFacts) Provider(namespace, name string) (*v1alpha1.Provider, bool) {
+	p, ok := f.providers[factKey(namespace, name)]
+	return p, ok
+}
+
+// PromptPacks implements Facts: the packs in namespace whose spec.packName
+// is packName, in the order they were added.
+func (f *ManifestFacts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
+	names := f.packNames[factKey(namespace, packName)]
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.PromptPack, len(names))
+	for i, name := range names {
+		out[i] = *f.packs[factKey(namespace, name)]
+	}
+	return out
+}
+
+// SecretKeys implements Facts.
+func (f *ManifestFacts) SecretKeys(namespace, name string) ([]string, bool) {
+	keys, ok := f.secrets[factKey(namespace, name)]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(keys), true
+}
+
+// Workspace implements Facts: the Workspace whose spec.namespace is
+// namespace.
+func (f *ManifestFacts) Workspace(namespace string) (*v1alpha1.Workspace, bool) {
+	w, ok := f.workspaces[namespace]
+	return w, ok
+}
+
+// ToolPolicies returns the ToolPolicies in namespace, sorted by name.
+func (f *ManifestFacts) ToolPolicies(namespace string) []*v1alpha1.ToolPolicy {
+	var out []*v1alpha1.ToolPolicy
+	for _, p := range f.policies {
+		if p.Namespace == namespace {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *v1alpha1.ToolPolicy) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// License implements Facts: no licence.
+func (f *ManifestFacts) License() License { return License{} }
+
+// CRDInstalled implements Facts: an optional CRD counts as installed when a
+// document of its kind (a ToolPolicy) or its CustomResourceDefinition was
+// given.
+func (f *ManifestFacts) CRDInstalled(groupKind string) bool { return f.crds[groupKind] }

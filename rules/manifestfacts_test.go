@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+func manifestMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
+
+func manifestPack(name, packName, version string) *v1alpha1.PromptPack {
+	return &v1alpha1.PromptPack{ObjectMeta: manifestMeta("agents", name), Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version}}
+}
+
+func packNames(ps []v1alpha1.PromptPack) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func TestManifestFactsLookups(t *testing.T) {
+	f := NewManifestFacts()
+	for _, obj := range []runtime.Object{
+		&v1alpha1.Provider{ObjectMeta: manifestMeta("agents", "claude"), Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude}},
+		manifestPack("support-1", "support", "1.0.0"),
+		manifestPack("support-2", "support", "2.0.0"),
+		manifestPack("other-1", "other", "1.0.0"),
+		// A later document with the same name replaces the earlier one,
+		// here moving it to another pack name.
+		manifestPack("support-2", "other", "2.0.0"),
+		&v1alpha1.Workspace{ObjectMeta: manifestMeta("", "team-a"), Spec: v1alpha1.WorkspaceSpec{Namespace: "agents"}},
+		&v1alpha1.ToolPolicy{ObjectMeta: manifestMeta("agents", "p"), Spec: v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: "tools"}}},
+	} {
+		if err := f.Add(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.AddSecret("agents", "creds", []string{"ANTHROPIC_API_KEY", "api-key"})
+	f.AddCRD("example.com/Widget")
+
+	if p, ok := f.Provider("agents", "claude"); !ok || p.Spec.Type != v1alpha1.ProviderTypeClaude {
+		t.Errorf("Provider agents/claude: %v %v", p, ok)
+	}
+	if _, ok := f.Provider("default", "claude"); ok {
+		t.Error("Provider found in another namespace")
+	}
+	if got := packNames(f.PromptPacks("agents", "support")); !slices.Equal(got, []string{"support-1"}) {
+		t.Errorf("packs of support: %v", got)
+	}
+	if got := packNames(f.PromptPacks("agents", "other")); !slices.Equal(got, []string{"other-1", "support-2"}) {
+		t.Errorf("packs of other: %v", got)
+	}
+	if got := f.PromptPacks("default", "support"); got != nil {
+		t.Errorf("packs in another namespace: %v", got)
+	}
+	if keys, ok := f.SecretKeys("agents", "creds"); !ok || !slices.Equal(keys, []string{"ANTHROPIC_API_KEY", "api-key"}) {
+		t.Errorf("secret keys: %v %v", keys, ok)
+	}
+	if _, ok := f.SecretKeys("agents", "missing"); ok {
+		t.Error("missing Secret found")
+	}
+	if w, ok := f.Workspace("agents"); !ok || w.Name != "team-a" {
+		t.Errorf("Workspace of agents: %v %v", w, ok)
+	}
+	if !f.CRDInstalled("omnia.altairalabs.ai/ToolPolicy") || !f.CRDInstalled("example.com/Widget") || f.CRDInstalled("example.com/Gadget") {
+		t.Error("CRDInstalled")
+	}
+	if got := f.ToolPolicies("agents"); len(got) != 1 || got[0].Name != "p" {
+		t.Errorf("ToolPolicies: %v", got)
+	}
+	if f.License().Has(FeatureCustomFacade) {
+		t.Error("manifest facts grant no licence")
+	}
+	if err := f.Add(&v1alpha1.AgentRuntime{}); err == nil {
+		t.Error("an AgentRuntime is no fact")
+	}
+	if err := f.Add(&corev1.Secret{}); err == nil {
+		t.Error("a Secret is added by AddSecret, keys only")
+	}
+}
+
+// TestManifestFactsDriveReconcileRules: the reconcile-stage rules answer
+// from documents held in memory as they do from the cluster.
+func TestManifestFactsDriveReconcileRules(t *testing.T) {
+	f := NewManifestFacts()
+	agent := agentRuntimeBase() // namespace agents, provider claude, pack support
+	evaluate := func() []string {
+		var out []string
+		for _, fd := range Default.Evaluate(kindAgentRuntime, Input{Object: agent, Facts: f}, Options{Stages: []Stage{StageReconcile}}) {
+			out = append(out, fd.RuleID+" "+fd.Field)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := evaluate(); !slices.Equal(got, []string{
+		"agentruntime/promptpack-resolves spec.promptPackRef.name",
+		"agentruntime/provider-exists spec.providers[0].providerRef.name",
+	}) {
+		t.Fatalf("with no facts: %v", got)
+	}
+	p := agentRuntimeTestProvider("claude", "")
+	if err := f.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	live := agentRuntimeTestPack("support", "", true)
+	if err := f.Add(&live); err != nil {
+		t.Fatal(err)
+	}
+	agent.Spec.PromptPackRef.Version = "1.0.0"
+	if got := evaluate(); !slices.Equal(got, []string{"agentruntime/promptpack-live-ref spec.promptPackRef.version"}) {
+		t.Fatalf("with the Provider and a live pack: %v", got)
+	}
+}
+
+func TestManifestFactsSecretKeysAreCopies(t *testing.T) {
+	f := NewManifestFacts()
+	keys := []string{"a"}
+	f.AddSecret("ns", "s", keys)
+	keys[0] = "changed"
+	got, _ := f.SecretKeys("ns", "s")
+	got[0] = "also changed"
+	if again, _ := f.SecretKeys("ns", "s"); again[0] != "a" {
+		t.Fatalf("keys aliased: %v", again)
+	}
+}
