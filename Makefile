@@ -47,13 +47,23 @@ run: control-plane ## Start etcd + kube-apiserver under .local/, install CRDs, s
 	hack/run-local.sh
 
 .PHONY: test
-test: control-plane verify-generated lint ## Everything CI runs.
+test: control-plane verify-generated lint fuzz-smoke ## Everything CI runs.
 	go test -count=1 -timeout 15m ./...
 
 .PHONY: lint
 lint: ## go vet and staticcheck.
 	go vet ./...
 	go tool staticcheck ./...
+
+# Go runs one -fuzz target per invocation: one line per fuzz function.
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME each (default 3s; e.g. make fuzz FUZZTIME=10m).
+	go test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./admission/
+	go test -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(FUZZTIME) ./rules/
+
+.PHONY: fuzz-smoke
+fuzz-smoke: ## Every fuzz target for 2s (part of make test).
+	$(MAKE) --no-print-directory fuzz FUZZTIME=2s
 
 .PHONY: bench
 bench: ## Go benchmarks (compare runs with `go tool benchstat old.txt new.txt`).

@@ -58,6 +58,10 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 	start := time.Now()
 	defer func() { h.cfg.Metrics.Latency.WithLabelValues(h.kind).Observe(time.Since(start).Seconds()) }()
 
+	if req.Kind.Kind == "" {
+		h.count("none", OutcomeError)
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("the AdmissionReview has no request naming an object's kind; this webhook validates omnia.altairalabs.ai %s", h.kind))
+	}
 	if req.Kind.Kind != h.kind || req.Kind.Group != "omnia.altairalabs.ai" {
 		h.count("none", OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("this webhook validates omnia.altairalabs.ai %s, not %s %s", h.kind, req.Kind.Group, req.Kind.Kind))
@@ -88,6 +92,8 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		Stages:   []rules.Stage{rules.StageAdmission},
 		Severity: h.cfg.Severity,
 	})
+	// The same order as every other surface (omniactl, conditions).
+	rules.SortFindings(findings)
 	return h.respond(h.cfg.modeFor(ctx, req.Namespace), req.Name, findings)
 }
 

@@ -23,8 +23,15 @@ func limitBody(next http.Handler) http.Handler {
 			writeReviewError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("admission review of %d bytes exceeds the %d-byte limit", r.ContentLength, MaxReviewBytes))
 			return
 		}
-		if r.Body != nil {
-			r.Body = &cappedBody{ReadCloser: r.Body, remaining: MaxReviewBytes + 1}
+		// An empty body stays http.NoBody, so the webhook reports it as
+		// empty. The cap goes on a shallow copy of the request: net/http
+		// must keep seeing its own body to close a connection whose body
+		// was not read to the end (else the unread rest is parsed as the
+		// next request on that connection).
+		if r.Body != nil && r.Body != http.NoBody {
+			capped := r.WithContext(r.Context())
+			capped.Body = &cappedBody{ReadCloser: r.Body, remaining: MaxReviewBytes + 1}
+			r = capped
 		}
 		next.ServeHTTP(w, r)
 	})
