@@ -415,3 +415,158 @@ func keys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestEveryPlainConstraintHasCases is the other half of the drift test: every
+// plain OpenAPI constraint in the spec of a generated CRD (enum, pattern,
+// ranges, lengths, item counts, required fields, list keys) has a derived rule
+// ID with at least one accepted and one rejected case in testdata/schema.
+// Status constraints are left out (an object is created without status), and
+// so are the constraints inside embedded Kubernetes types (EnvVar,
+// VolumeMount, Toleration, ResourceRequirements, Affinity, Volume):
+// Kubernetes' own schema, not Omnia rules — the constraints on the Omnia
+// fields holding them (e.g. extraEnv maxItems) are kept.
+func TestEveryPlainConstraintHasCases(t *testing.T) {
+	crds, err := controlplane.LoadCRDs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]map[string]bool{}
+	for _, cases := range loadCases(t) {
+		for _, c := range cases {
+			if outcomes[c.Rule] == nil {
+				outcomes[c.Rule] = map[string]bool{}
+			}
+			outcomes[c.Rule][c.Expect] = true
+		}
+	}
+	covered := func(id string) bool {
+		for _, alias := range sharedTypeAliases(id) {
+			if outcomes[alias]["accept"] && outcomes[alias]["reject"] {
+				return true
+			}
+		}
+		// A map value's key stands in the path where the schema has "{}".
+		if !strings.Contains(id, "{}") {
+			return outcomes[id]["accept"] && outcomes[id]["reject"]
+		}
+		prefix, rest, _ := strings.Cut(id, "{}")
+		seen := map[string]bool{}
+		for rule, o := range outcomes {
+			if r, ok := strings.CutPrefix(rule, prefix); ok {
+				if _, tail, ok := strings.Cut(r, "."); ok && "."+tail == rest || strings.HasSuffix(r, rest) {
+					for k := range o {
+						seen[k] = true
+					}
+				}
+			}
+		}
+		return seen["accept"] && seen["reject"]
+	}
+	var missing []string
+	for _, crd := range crds {
+		if !wanted(crd.Spec.Names.Kind) {
+			continue
+		}
+		spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+		for _, id := range plainConstraintIDs(strings.ToLower(crd.Spec.Names.Kind), &spec, "spec") {
+			if insideKubernetesType(id) {
+				continue
+			}
+			if !covered(id) {
+				missing = append(missing, id)
+			}
+		}
+	}
+	slices.Sort(missing)
+	for _, id := range missing {
+		t.Errorf("schema constraint %s has no accepted and rejected case in testdata/schema", id)
+	}
+}
+
+// plainConstraintIDs lists the derived IDs of every plain constraint under s.
+func plainConstraintIDs(kind string, s *apiextensionsv1.JSONSchemaProps, path string) []string {
+	if s == nil {
+		return nil
+	}
+	id := func(constraint string) string { return kind + "/schema:" + path + ":" + constraint }
+	var out []string
+	if len(s.Enum) > 0 {
+		out = append(out, id("enum"))
+	}
+	if s.Pattern != "" {
+		out = append(out, id("pattern"))
+	}
+	if s.Maximum != nil {
+		out = append(out, id("maximum"))
+	}
+	if s.Minimum != nil {
+		out = append(out, id("minimum"))
+	}
+	if s.MaxLength != nil {
+		out = append(out, id("maxLength"))
+	}
+	if s.MinLength != nil {
+		out = append(out, id("minLength"))
+	}
+	if s.MaxItems != nil {
+		out = append(out, id("maxItems"))
+	}
+	if s.MinItems != nil {
+		out = append(out, id("minItems"))
+	}
+	for _, r := range s.Required {
+		out = append(out, kind+"/schema:"+path+"."+r+":required")
+	}
+	if s.XListType != nil && (*s.XListType == "map" || *s.XListType == "set") {
+		out = append(out, kind+"/schema:"+path+"[]:unique")
+	}
+	for name, p := range s.Properties {
+		out = append(out, plainConstraintIDs(kind, &p, path+"."+name)...)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		out = append(out, plainConstraintIDs(kind, s.Items.Schema, path+"[]")...)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		out = append(out, plainConstraintIDs(kind, s.AdditionalProperties.Schema, path+".{}")...)
+	}
+	return out
+}
+
+// kubernetesTypeFields are the Omnia fields whose items (or value) are
+// core/v1 types.
+var kubernetesTypeFields = []string{
+	".extraEnv[].", ".extraEnvFrom[].", ".extraVolumeMounts[].", ".tolerations[].",
+	".imagePullSecrets[].", ".resources.", ".affinity.", ".volumes[].", ".volumeMounts[].",
+}
+
+func insideKubernetesType(id string) bool {
+	path := id[strings.Index(id, ":")+1 : strings.LastIndex(id, ":")]
+	for _, f := range kubernetesTypeFields {
+		// The entry's name is an Omnia rule target (reserved keys), keep it.
+		if strings.Contains(path+".", f) && !strings.HasSuffix(path, ".extraEnv[].name") {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedTypeAliases lists IDs of the same constraint on the same Go type at
+// another placement, whose cases prove it: ArenaRun's spec.template is the
+// ArenaJob spec, and PodOverrides is one type with six placements.
+func sharedTypeAliases(id string) []string {
+	var out []string
+	if rest, ok := strings.CutPrefix(id, "arenarun/schema:spec.template."); ok {
+		out = append(out, "arenajob/schema:spec."+rest)
+		id = "arenajob/schema:spec." + rest
+	}
+	if i := strings.Index(id, ".podOverrides."); i >= 0 {
+		tail := id[i:]
+		for _, placement := range []string{
+			"agentruntime/schema:spec", "agentruntime/schema:spec.evals",
+			"arenajob/schema:spec.workers",
+		} {
+			out = append(out, placement+tail)
+		}
+	}
+	return out
+}
