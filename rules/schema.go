@@ -206,7 +206,7 @@ func schemaFinding(kind string, e *field.Error) Finding {
 	} else if e.Field == "<nil>" {
 		id = schemaKind(kind) + "/schema:object:incomplete"
 	} else {
-		id = SchemaRuleID(kind, e.Field, constraintOf(e))
+		id = SchemaRuleID(kind, e.Field, SchemaConstraint(e.Type, e.Detail))
 	}
 	f := Finding{
 		RuleID:   id,
@@ -234,9 +234,12 @@ func errorMessage(e *field.Error) string {
 	return s
 }
 
-// constraintOf names the OpenAPI constraint behind a schema error.
-func constraintOf(e *field.Error) string {
-	switch e.Type {
+// SchemaConstraint names the OpenAPI constraint behind a schema error from
+// its type and, for a plain invalid value, its detail. An API server status
+// cause carries the same two (metav1.CauseType values are field.ErrorType
+// values), so a client maps a refusal to the same derived rule ID.
+func SchemaConstraint(errType field.ErrorType, detail string) string {
+	switch errType {
 	case field.ErrorTypeRequired:
 		return "required"
 	case field.ErrorTypeNotSupported:
@@ -252,7 +255,7 @@ func constraintOf(e *field.Error) string {
 	case field.ErrorTypeForbidden:
 		return "forbidden"
 	}
-	d := e.Detail
+	d := detail
 	switch {
 	case strings.Contains(d, "should match"):
 		return "pattern"

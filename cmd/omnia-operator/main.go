@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,27 +26,6 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// severityFlag collects repeated --rule-severity id=deny|warn overrides.
-type severityFlag map[string]rules.Severity
-
-func (s severityFlag) String() string { return fmt.Sprint(map[string]rules.Severity(s)) }
-
-func (s severityFlag) Set(v string) error {
-	id, sev, ok := strings.Cut(v, "=")
-	if !ok {
-		return fmt.Errorf("want <rule-id>=deny|warn, got %q", v)
-	}
-	if _, known := rules.Default.Lookup(id); !known {
-		return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
-	}
-	switch rules.Severity(sev) {
-	case rules.SeverityDeny, rules.SeverityWarn:
-		s[id] = rules.Severity(sev)
-		return nil
-	}
-	return fmt.Errorf("severity %q for %s is not deny or warn", sev, id)
-}
-
 func main() {
 	var (
 		metricsAddr   string
@@ -57,7 +35,7 @@ func main() {
 		certDir       string
 		modeName      string
 		leaderElect   bool
-		severities    = severityFlag{}
+		severities    = rules.SeverityOverrides{}
 		zapOpts       = zap.Options{}
 		leaderElectNS string
 	)

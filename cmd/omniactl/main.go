@@ -80,28 +80,6 @@ type pathsFlag []string
 func (p *pathsFlag) String() string     { return strings.Join(*p, ",") }
 func (p *pathsFlag) Set(v string) error { *p = append(*p, v); return nil }
 
-// severityFlag collects repeated --rule-severity id=deny|warn overrides, as
-// the operator's flag of the same name does.
-type severityFlag map[string]rules.Severity
-
-func (s severityFlag) String() string { return fmt.Sprint(map[string]rules.Severity(s)) }
-
-func (s severityFlag) Set(v string) error {
-	id, sev, ok := strings.Cut(v, "=")
-	if !ok {
-		return fmt.Errorf("want <rule-id>=deny|warn, got %q", v)
-	}
-	if _, known := rules.Default.Lookup(id); !known {
-		return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
-	}
-	switch rules.Severity(sev) {
-	case rules.SeverityDeny, rules.SeverityWarn:
-		s[id] = rules.Severity(sev)
-		return nil
-	}
-	return fmt.Errorf("severity %q for %s is not deny or warn", sev, id)
-}
-
 // parseInterleaved parses flags that may come after positional arguments
 // (omniactl check a.yaml -o json) and returns the positionals.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -129,7 +107,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		paths      pathsFlag
 		format     string
 		namespace  string
-		severities = severityFlag{}
+		severities = rules.SeverityOverrides{}
 	)
 	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
 	fs.StringVar(&format, "o", formatTable, "output: table, json, sarif or junit")

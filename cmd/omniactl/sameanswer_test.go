@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -321,51 +322,12 @@ func serverFindings(t *testing.T, kind string, err error) ([]string, bool) {
 		} else if cause.Field == "<nil>" || cause.Field == "" {
 			id = strings.ToLower(kind) + "/schema:object:incomplete"
 		} else {
-			id = rules.SchemaRuleID(kind, cause.Field, causeConstraint(cause))
+			id = rules.SchemaRuleID(kind, cause.Field, rules.SchemaConstraint(field.ErrorType(cause.Type), cause.Message))
 		}
 		out = append(out, id+" "+cause.Field)
 	}
 	sort.Strings(out)
 	return out, webhook
-}
-
-// causeConstraint names the OpenAPI constraint behind a status cause, from
-// its type and, for a plain invalid value, its message.
-func causeConstraint(c metav1.StatusCause) string {
-	switch c.Type {
-	case metav1.CauseTypeFieldValueRequired:
-		return "required"
-	case metav1.CauseTypeFieldValueNotSupported:
-		return "enum"
-	case metav1.CauseTypeTooMany:
-		return "maxItems"
-	case metav1.CauseTypeTooLong:
-		return "maxLength"
-	case metav1.CauseTypeFieldValueDuplicate:
-		return "unique"
-	case metav1.CauseTypeTypeInvalid:
-		return "type"
-	case metav1.CauseTypeForbidden:
-		return "forbidden"
-	}
-	d := c.Message
-	switch {
-	case strings.Contains(d, "should match"):
-		return "pattern"
-	case strings.Contains(d, "should be less than"):
-		return "maximum"
-	case strings.Contains(d, "should be greater than"):
-		return "minimum"
-	case strings.Contains(d, "chars long"):
-		return "minLength"
-	case strings.Contains(d, "should have at least"):
-		return "minItems"
-	case strings.Contains(d, "should have at most"):
-		return "maxItems"
-	case strings.Contains(d, "multiple of"):
-		return "multipleOf"
-	}
-	return "invalid"
 }
 
 var warningRule = regexp.MustCompile(`^\[([a-z]+/[a-z0-9]+(?:-[a-z0-9]+)*)\] ([^:]+): `)
