@@ -211,7 +211,7 @@ func checkAgentRuntimePromptPackResolves(in Input) field.ErrorList {
 	if len(packs.published) == 0 {
 		p := base.Child("name")
 		return field.ErrorList{field.Invalid(p, ref.Name,
-			"no PromptPack in namespace "+ar.Namespace+" has spec.packName "+ref.Name+"; create one or fix "+p.String()+
+			"no PromptPack in "+namespaceText(ar.Namespace)+" has spec.packName "+ref.Name+"; create one or fix "+p.String()+
 				" (it names the logical pack name, not a PromptPack object name)")}
 	}
 	switch {

@@ -49,3 +49,12 @@ func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil,
 func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
 func (NoFacts) License() License                                   { return License{} }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
+
+// namespaceText names a namespace in a message; an object read from a
+// manifest without one lives in whatever namespace it is applied to.
+func namespaceText(ns string) string {
+	if ns == "" {
+		return "the object's namespace"
+	}
+	return "namespace " + ns
+}
