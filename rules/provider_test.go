@@ -137,6 +137,13 @@ func TestProviderRules(t *testing.T) {
 			p.Spec.Credential.SecretRef.Key = "my-key"
 		}, want: []providerWant{{"provider/secret-key-found", "spec.credential.secretRef.key"}}},
 		{name: "envVar credential needs no Secret", mutate: providerEnvVar("API_KEY"), facts: providerWithSecrets(nil)},
+
+		// provider/credential-required
+		{name: "claude without a credential", mutate: func(p *v1alpha1.Provider) { p.Spec.Credential = nil },
+			want: []providerWant{{"provider/credential-required", "spec.credential"}}},
+		{name: "vllm without a credential (auth via headers)", mutate: func(p *v1alpha1.Provider) {
+			p.Spec.Type, p.Spec.Credential = v1alpha1.ProviderTypeVLLM, nil
+		}},
 		{name: "mock without a credential", mutate: func(p *v1alpha1.Provider) {
 			p.Spec.Type, p.Spec.Model, p.Spec.Credential = v1alpha1.ProviderTypeMock, "", nil
 		}, facts: providerWithSecrets(nil)},
@@ -154,6 +161,7 @@ func TestProviderRuleMetadata(t *testing.T) {
 		reason    string
 	}{
 		"provider/credential-env-var-name":   {StageAdmission, SeverityWarn, "CredentialConfigured", "InvalidEnvVar"},
+		"provider/credential-required":       {StageAdmission, SeverityWarn, "CredentialConfigured", "CredentialMissing"},
 		"provider/credential-file-path":      {StageAdmission, SeverityWarn, "CredentialConfigured", "InvalidFilePath"},
 		"provider/defaults-timeout-duration": {StageAdmission, SeverityDeny, "", ""},
 		"provider/pricing-decimal":           {StageAdmission, SeverityDeny, "", ""},

@@ -129,7 +129,13 @@ func setSecretFoundCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, 
 func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, g findingGroups, key string, placeholder *PlaceholderPattern, now metav1.Time) {
 	c := p.Spec.Credential
 	if c == nil {
-		conditions.Remove(&st.Conditions, ConditionCredentialConfigured)
+		// No credential: absent, unless the type needs one
+		// (provider/credential-required).
+		if len(g.credentialConfigured) == 0 {
+			conditions.Remove(&st.Conditions, ConditionCredentialConfigured)
+			return
+		}
+		conditions.Set(&st.Conditions, conditions.FromFindings(ConditionCredentialConfigured, g.credentialConfigured, "", "", ReasonInvalidSpec, p.Generation), now)
 		return
 	}
 	findings := g.credentialConfigured

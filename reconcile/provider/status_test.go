@@ -154,7 +154,10 @@ func TestSetCredentialConfiguredCondition(t *testing.T) {
 		placeholder *PlaceholderPattern
 		want        wantCond
 	}{
-		{name: "no credential: absent", p: claude(withCredential(nil)), want: wantCond{absent: true}},
+		{name: "no credential on a type that needs none: absent", p: claude(withCredential(nil), func(p *v1alpha1.Provider) { p.Spec.Type = v1alpha1.ProviderTypeOllama }),
+			want: wantCond{absent: true}},
+		{name: "no credential on claude: CredentialMissing", p: claude(withCredential(nil)),
+			want: wantCond{status: metav1.ConditionFalse, reason: rules.ProviderReasonCredentialMissing, msg: []string{"[provider/credential-required]"}}},
 		{name: "secretRef: the key found is named", p: claude(), secrets: credsWithKey, key: "ANTHROPIC_API_KEY",
 			want: wantCond{status: metav1.ConditionTrue, reason: ReasonSecretRefConfigured, msg: []string{`key "ANTHROPIC_API_KEY"`, `Secret "creds"`}}},
 		{name: "PlaceholderCredential", p: claude(), secrets: credsWithKey, key: "ANTHROPIC_API_KEY", placeholder: empty,
