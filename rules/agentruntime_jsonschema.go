@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -80,6 +81,22 @@ func agentRuntimeCompileSchema(name string, raw *runtime.RawExtension) error {
 	if len(data) == 0 {
 		return nil
 	}
+	// Compiling (and validating against the draft's metaschema) dominates
+	// the webhook's time on a function agent; the verdict depends only on
+	// the bytes and the field name.
+	return agentRuntimeSchemaVerdicts.get(agentRuntimeSchemaKey{name, sha256.Sum256(data)}, func() error {
+		return agentRuntimeCompileSchemaBytes(name, data)
+	})
+}
+
+type agentRuntimeSchemaKey struct {
+	name string
+	sum  [sha256.Size]byte
+}
+
+var agentRuntimeSchemaVerdicts = newMemo[agentRuntimeSchemaKey, error](256)
+
+func agentRuntimeCompileSchemaBytes(name string, data []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return agentRuntimeOneLine(err)

@@ -75,11 +75,22 @@ func checkArenaJobScheduleTimezone(in Input) field.ErrorList {
 	if s == nil || s.Timezone == "" || s.Timezone == "UTC" {
 		return nil
 	}
-	if _, err := time.LoadLocation(s.Timezone); err != nil {
+	if !arenaJobKnownZone(s.Timezone) {
 		p := base.Child("timezone")
 		return field.ErrorList{field.Invalid(p, s.Timezone, fmt.Sprintf(
 			"%s is not a known time zone: use an IANA time zone name such as \"UTC\" or \"America/New_York\"; until it is one the job starts no runs (Ready=False, reason InvalidSchedule)",
 			p))}
 	}
 	return nil
+}
+
+// arenaJobZones remembers which names time.LoadLocation accepts: it reads and
+// parses the zone file on every call.
+var arenaJobZones = newMemo[string, bool](1024)
+
+func arenaJobKnownZone(name string) bool {
+	return arenaJobZones.get(name, func() bool {
+		_, err := time.LoadLocation(name)
+		return err == nil
+	})
 }

@@ -113,3 +113,37 @@ func BenchmarkFull(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAdmissionRulesFunctionAgent: a function-mode agent, whose two JSON
+// Schemas the webhook-stage rules compile. Every op after the first hits the
+// verdict memo, as repeated updates of one agent do.
+func BenchmarkAdmissionRulesFunctionAgent(b *testing.B) {
+	var m map[string]any
+	doc := `{"apiVersion":"omnia.altairalabs.ai/v1alpha1","kind":"AgentRuntime","metadata":{"name":"summarise","namespace":"agents"},
+"spec":{"mode":"function","promptPackRef":{"name":"summariser"},"facades":[{"type":"rest"},{"type":"mcp","mcp":{}}],
+"inputSchema":{"type":"object","required":["text"],"properties":{"text":{"type":"string","maxLength":100000}}},
+"outputSchema":{"type":"object","required":["summary"],"properties":{"summary":{"type":"string"},"bullets":{"type":"array","items":{"type":"string"}}}}}}`
+	if err := utiljson.Unmarshal([]byte(doc), &m); err != nil {
+		b.Fatal(err)
+	}
+	sv, err := rules.DefaultSchema()
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := sv.Validate(context.Background(), m, nil)
+	if err != nil || len(res.Findings) > 0 {
+		b.Fatalf("function agent: %v %v", err, res.Findings)
+	}
+	typed, err := rules.Typed(res.Object)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := rules.Input{Object: typed, Facts: rules.NoFacts{}}
+	opts := rules.Options{Stages: []rules.Stage{rules.StageAdmission}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if fs := rules.Default.Evaluate("AgentRuntime", in, opts); len(fs) > 0 {
+			b.Fatalf("unexpected findings %v", fs)
+		}
+	}
+}

@@ -133,3 +133,20 @@ func TestCatalogEntries(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoIsBoundedAndComputesOnce(t *testing.T) {
+	m := newMemo[int, int](2)
+	calls := 0
+	square := func(k int) func() int { return func() int { calls++; return k * k } }
+	if m.get(3, square(3)) != 9 || m.get(3, square(3)) != 9 || calls != 1 {
+		t.Fatalf("a hit must not recompute: calls=%d", calls)
+	}
+	m.get(4, square(4))
+	m.get(5, square(5)) // full: starts over
+	if len(m.items) > 2 {
+		t.Fatalf("memo holds %d items, bound 2", len(m.items))
+	}
+	if m.get(5, square(5)) != 25 {
+		t.Fatal("wrong value after reset")
+	}
+}
