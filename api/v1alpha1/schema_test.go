@@ -570,3 +570,39 @@ func sharedTypeAliases(id string) []string {
 	}
 	return out
 }
+
+// TestEveryFieldIsDescribed: `kubectl explain` prints a description for every
+// field of every kind, because each Go field carries a doc comment.
+func TestEveryFieldIsDescribed(t *testing.T) {
+	crds, err := controlplane.LoadCRDs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(kind, path string, s *apiextensionsv1.JSONSchemaProps)
+	walk = func(kind, path string, s *apiextensionsv1.JSONSchemaProps) {
+		for name, p := range s.Properties {
+			child := path + "." + name
+			if p.Description == "" && path != "" {
+				t.Errorf("%s%s has no description (add a doc comment on the Go field)", kind, child)
+			}
+			walk(kind, child, &p)
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			walk(kind, path+"[]", s.Items.Schema)
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			walk(kind, path+"{}", s.AdditionalProperties.Schema)
+		}
+	}
+	for _, crd := range crds {
+		root := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		for _, top := range []string{"spec", "status"} {
+			if p, ok := root.Properties[top]; ok {
+				if p.Description == "" {
+					t.Errorf("%s.%s has no description", crd.Spec.Names.Kind, top)
+				}
+				walk(crd.Spec.Names.Kind, "."+top, &p)
+			}
+		}
+	}
+}
