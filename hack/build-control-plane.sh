@@ -10,6 +10,14 @@ BIN_DIR="${ROOT}/bin"
 K8S_VERSION="$(awk '$1=="k8s.io/kubernetes"{print $2}' "${ROOT}/hack/controlplane/kube-apiserver/go.mod" | head -1)"
 ETCD_VERSION="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "${ROOT}/hack/controlplane/etcd/go.mod" | head -1)"
 GO_VERSION="$(go env GOVERSION)"
+API_VERSION="$(awk '$1=="k8s.io/api"{print $2}' "${ROOT}/go.mod" | head -1)"
+
+# The API server must be the same minor as the k8s.io/api the project builds
+# against (v1.37.x serves what v0.37.x describes).
+if [[ "$(cut -d. -f2 <<<"${K8S_VERSION}")" != "$(cut -d. -f2 <<<"${API_VERSION}")" ]]; then
+  echo "kube-apiserver ${K8S_VERSION} is not the minor of k8s.io/api ${API_VERSION}: update hack/controlplane/kube-apiserver/go.mod" >&2
+  exit 1
+fi
 CACHE_ROOT="${OMNIA_CONTROL_PLANE_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/omnia/control-plane}"
 CACHE_DIR="${CACHE_ROOT}/kube-apiserver-${K8S_VERSION}_etcd-${ETCD_VERSION}_${GO_VERSION}_$(go env GOOS)-$(go env GOARCH)"
 
