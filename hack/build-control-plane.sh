@@ -19,22 +19,30 @@ if [[ "$(cut -d. -f2 <<<"${K8S_VERSION}")" != "$(cut -d. -f2 <<<"${API_VERSION}"
   exit 1
 fi
 CACHE_ROOT="${OMNIA_CONTROL_PLANE_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/omnia/control-plane}"
-CACHE_DIR="${CACHE_ROOT}/kube-apiserver-${K8S_VERSION}_etcd-${ETCD_VERSION}_${GO_VERSION}_$(go env GOOS)-$(go env GOARCH)"
+# RECIPE names how the binaries are built; bump it when the flags change so
+# caches built the old way are not reused.
+RECIPE=2
+CACHE_DIR="${CACHE_ROOT}/kube-apiserver-${K8S_VERSION}_etcd-${ETCD_VERSION}_${GO_VERSION}_$(go env GOOS)-$(go env GOARCH)_r${RECIPE}"
 
-build() { # name module-dir package
-  local name="$1" dir="$2" pkg="$3"
+build() { # name module-dir package [ldflags]
+  local name="$1" dir="$2" pkg="$3" ldflags="${4:-}"
   if [[ -x "${CACHE_DIR}/${name}" ]]; then
     return
   fi
   echo "building ${name} from ${pkg} (once; cached in ${CACHE_DIR})" >&2
   mkdir -p "${CACHE_DIR}"
   local tmp="${CACHE_DIR}/.${name}.$$"
-  (cd "${ROOT}/hack/controlplane/${dir}" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "${tmp}" "${pkg}")
+  (cd "${ROOT}/hack/controlplane/${dir}" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w ${ldflags}" -o "${tmp}" "${pkg}")
   mv -f "${tmp}" "${CACHE_DIR}/${name}"
 }
 
 build etcd etcd go.etcd.io/etcd/server/v3
-build kube-apiserver kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
+# Stamp the version a release build would, so clients (kubectl version,
+# discovery) see v1.37.x rather than v0.0.0-master.
+K8S_MINOR="$(cut -d. -f2 <<<"${K8S_VERSION}")"
+VERSION_PKG=k8s.io/component-base/version
+build kube-apiserver kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
+  "-X ${VERSION_PKG}.gitVersion=${K8S_VERSION} -X ${VERSION_PKG}.gitMajor=1 -X ${VERSION_PKG}.gitMinor=${K8S_MINOR} -X ${VERSION_PKG}.gitTreeState=clean"
 
 mkdir -p "${BIN_DIR}"
 for name in etcd kube-apiserver; do
