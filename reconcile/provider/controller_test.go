@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,7 +39,7 @@ var (
 	testMgr   ctrl.Manager
 	direct    client.Client // uncached, for the test's own reads and writes
 	fakeClock = clocktesting.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	logs      = &syncBuffer{}
+	logs      = &controlplane.LogBuffer{}
 	// managerOpts are the options of the controller the manager runs: a
 	// health interval long enough that only events (and the test's explicit
 	// reconciles) drive it.
@@ -51,24 +50,6 @@ var (
 		SkipNameValidation:  true,
 	}
 )
-
-// syncBuffer collects every log line the manager and the controller write.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))

@@ -6,14 +6,12 @@ package toolregistry
 // FakeClock wherever a test reconciles directly.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,28 +50,9 @@ var (
 	scheme  = runtime.NewScheme()
 	k8s     client.Client
 	kube    *kubernetes.Clientset
-	logs    = &syncBuffer{}
+	logs    = &controlplane.LogBuffer{}
 	nsCount atomic.Int32
 )
-
-// syncBuffer collects every log line of the package's managers and
-// reconcilers, so a test can search them.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestMain(m *testing.M) {
 	// Every level up to V(5). client-go dumps whole HTTP bodies (the
