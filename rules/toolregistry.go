@@ -415,31 +415,53 @@ func checkToolRegistryAuthSecretRequired(in Input) field.ErrorList {
 	return errs
 }
 
+// toolRegistryAudienceAuth describes an auth type whose block must carry a
+// non-empty audience (serviceAccount, workloadIdentity).
+type toolRegistryAudienceAuth struct {
+	authType v1alpha1.ToolRegistryAuthType
+	block    string
+	// audience returns the block's audience, and false when the block is absent.
+	audience func(*v1alpha1.ToolRegistryHandlerAuth) (string, bool)
+	missing  string // message when the block is absent
+	empty    string // message when the audience is empty
+}
+
+var (
+	toolRegistryServiceAccountAuth = toolRegistryAudienceAuth{
+		authType: v1alpha1.ToolRegistryAuthTypeServiceAccount,
+		block:    "serviceAccount",
+		audience: func(a *v1alpha1.ToolRegistryHandlerAuth) (string, bool) {
+			if a.ServiceAccount == nil {
+				return "", false
+			}
+			return a.ServiceAccount.Audience, true
+		},
+		missing: "auth.type serviceAccount needs auth.serviceAccount.audience: the audience the projected token binds to, which the backend checks",
+		empty:   "auth.serviceAccount.audience must not be empty: set the audience the projected token binds to, which the backend checks",
+	}
+	toolRegistryWorkloadIdentityAuth = toolRegistryAudienceAuth{
+		authType: v1alpha1.ToolRegistryAuthTypeWorkloadIdentity,
+		block:    "workloadIdentity",
+		audience: func(a *v1alpha1.ToolRegistryHandlerAuth) (string, bool) {
+			if a.WorkloadIdentity == nil {
+				return "", false
+			}
+			return a.WorkloadIdentity.Audience, true
+		},
+		missing: "auth.type workloadIdentity needs auth.workloadIdentity: set cloud: azure and audience (the API the token is acquired for)",
+		empty:   "auth.workloadIdentity.audience must not be empty: set the audience the runtime acquires a token for",
+	}
+)
+
 func checkToolRegistryAuthServiceAccount(in Input) field.ErrorList {
-	tr := toolRegistryOf(in)
-	if tr == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for i := range tr.Spec.Handlers {
-		a := tr.Spec.Handlers[i].Auth
-		if a == nil || a.Type != v1alpha1.ToolRegistryAuthTypeServiceAccount {
-			continue
-		}
-		p := toolRegistryHandlersPath.Index(i).Child("auth", "serviceAccount")
-		switch {
-		case a.ServiceAccount == nil:
-			errs = append(errs, field.Required(p,
-				"auth.type serviceAccount needs auth.serviceAccount.audience: the audience the projected token binds to, which the backend checks"))
-		case a.ServiceAccount.Audience == "":
-			errs = append(errs, field.Required(p.Child("audience"),
-				"auth.serviceAccount.audience must not be empty: set the audience the projected token binds to, which the backend checks"))
-		}
-	}
-	return errs
+	return checkToolRegistryAudienceAuth(in, toolRegistryServiceAccountAuth)
 }
 
 func checkToolRegistryAuthWorkloadIdentity(in Input) field.ErrorList {
+	return checkToolRegistryAudienceAuth(in, toolRegistryWorkloadIdentityAuth)
+}
+
+func checkToolRegistryAudienceAuth(in Input, kind toolRegistryAudienceAuth) field.ErrorList {
 	tr := toolRegistryOf(in)
 	if tr == nil {
 		return nil
@@ -447,17 +469,15 @@ func checkToolRegistryAuthWorkloadIdentity(in Input) field.ErrorList {
 	var errs field.ErrorList
 	for i := range tr.Spec.Handlers {
 		a := tr.Spec.Handlers[i].Auth
-		if a == nil || a.Type != v1alpha1.ToolRegistryAuthTypeWorkloadIdentity {
+		if a == nil || a.Type != kind.authType {
 			continue
 		}
-		p := toolRegistryHandlersPath.Index(i).Child("auth", "workloadIdentity")
-		switch {
-		case a.WorkloadIdentity == nil:
-			errs = append(errs, field.Required(p,
-				"auth.type workloadIdentity needs auth.workloadIdentity: set cloud: azure and audience (the API the token is acquired for)"))
-		case a.WorkloadIdentity.Audience == "":
-			errs = append(errs, field.Required(p.Child("audience"),
-				"auth.workloadIdentity.audience must not be empty: set the audience the runtime acquires a token for"))
+		p := toolRegistryHandlersPath.Index(i).Child("auth", kind.block)
+		switch audience, present := kind.audience(a); {
+		case !present:
+			errs = append(errs, field.Required(p, kind.missing))
+		case audience == "":
+			errs = append(errs, field.Required(p.Child("audience"), kind.empty))
 		}
 	}
 	return errs
