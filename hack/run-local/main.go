@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -37,14 +38,15 @@ func main() {
 func run() error {
 	// envtest logs through controller-runtime; show its errors only.
 	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
-	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig")
+	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig (relative to the repository root unless absolute)")
+	operatorBin := flag.String("operator", "bin/omnia-operator", "the omnia-operator binary (relative to the repository root unless absolute)")
 	flag.Parse()
 
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return err
 	}
-	state, err := filepath.Abs(filepath.Join(root, *stateDir))
+	state, err := filepath.Abs(underRoot(root, *stateDir))
 	if err != nil {
 		return err
 	}
@@ -109,7 +111,7 @@ func run() error {
 		return err
 	}
 	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
-		Binary:      filepath.Join(root, "bin", "omnia-operator"),
+		Binary:      underRoot(root, *operatorBin),
 		Kubeconfig:  operatorKubeconfig,
 		CertDir:     certDir,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
@@ -140,7 +142,10 @@ func run() error {
 	if err := os.Rename(tmp, kubeconfigPath); err != nil {
 		return err
 	}
-	rel, _ := filepath.Rel(root, kubeconfigPath)
+	rel, err := filepath.Rel(root, kubeconfigPath)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = kubeconfigPath
+	}
 	fmt.Printf("control plane ready: kubectl --kubeconfig %s get agents\n", rel)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -154,4 +159,13 @@ func run() error {
 	// The kubeconfig's credentials die with this API server's session.
 	_ = os.Remove(kubeconfigPath)
 	return nil
+}
+
+// underRoot resolves a flag's path against the repository root unless it is
+// absolute.
+func underRoot(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
 }

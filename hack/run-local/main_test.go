@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// TestRunLocal drives `make run` as a script would: start it in the
+// background, wait for the kubeconfig to answer, use the cluster (a manifest
+// a rule refuses is refused by the API server through the operator's
+// webhook), stop it with SIGTERM, and start it again to find the data kept.
+func TestRunLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the local control plane twice")
+	}
+	dir := t.TempDir()
+	runLocal := filepath.Join(dir, "run-local")
+	build(t, runLocal, "./hack/run-local")
+	operator, err := controlplane.BuildOperator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(operator))
+	state := filepath.Join(dir, "state")
+
+	// First run: create a namespace and a Provider; a refused AgentRuntime.
+	c, stop := start(t, runLocal, state, operator)
+	ctx := context.Background()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "agents"}}); err != nil {
+		t.Fatal(err)
+	}
+	prov := &v1alpha1.Provider{
+		ObjectMeta: metav1.ObjectMeta{Name: "mock", Namespace: "agents"},
+		Spec:       v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock},
+	}
+	if err := c.Create(ctx, prov); err != nil {
+		t.Fatalf("creating a Provider: %v", err)
+	}
+	bad := &v1alpha1.AgentRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "agents"},
+		Spec: v1alpha1.AgentRuntimeSpec{
+			PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "p"},
+			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+			Runtime:       &v1alpha1.AgentRuntimeRuntime{ExtraEnv: []corev1.EnvVar{{Name: "OMNIA_PACK_MODE", Value: "compile"}}},
+		},
+	}
+	if err := c.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "[agentruntime/reserved-env-key]") {
+		t.Fatalf("an AgentRuntime with OMNIA_PACK_MODE: err = %v, want a refusal naming agentruntime/reserved-env-key", err)
+	}
+	stop()
+	if _, err := os.Stat(filepath.Join(state, "kubeconfig")); !os.IsNotExist(err) {
+		t.Fatalf("the kubeconfig outlived the control plane: %v", err)
+	}
+
+	// Second run: the Provider is still there.
+	c, stop = start(t, runLocal, state, operator)
+	defer stop()
+	got := &v1alpha1.Provider{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(prov), got); err != nil {
+		t.Fatalf("the Provider did not survive a restart: %v", err)
+	}
+}
+
+func build(t *testing.T, out, pkg string) {
+	t.Helper()
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+}
+
+// start runs run-local in the background, waits for its ready line and
+// returns a client on the kubeconfig it wrote, and a func that stops it
+// with SIGTERM and checks that it exits cleanly.
+func start(t *testing.T, runLocal, state, operator string) (client.Client, func()) {
+	t.Helper()
+	cmd := exec.Command(runLocal, "--state-dir", state, "--operator", operator)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &controlplane.LogBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if line := sc.Text(); strings.HasPrefix(line, "control plane ready:") {
+				ready <- line
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("run-local exited with %v after SIGTERM:\n%s", err, stderr)
+			}
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			t.Errorf("run-local did not stop within a minute of SIGTERM:\n%s", stderr)
+		}
+	}
+	select {
+	case line := <-ready:
+		if !strings.HasSuffix(line, "kubeconfig get agents") {
+			t.Errorf("ready line %q does not show how to use the kubeconfig", line)
+		}
+	case err := <-exited:
+		t.Fatalf("run-local exited before it was ready: %v\n%s", err, stderr)
+	case <-time.After(3 * time.Minute):
+		stop()
+		t.Fatalf("run-local was not ready within 3 minutes:\n%s", stderr)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(state, "kubeconfig"))
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1alpha1.AddToScheme(scheme)
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return c, stop
+}
