@@ -16,6 +16,13 @@ type Facts interface {
 	// SecretKeys returns the data keys of the Secret namespace/name, if it
 	// exists. Values are never handed to rules.
 	SecretKeys(namespace, name string) ([]string, bool)
+	// SecretValueMatches applies match to the value of key in the Secret
+	// namespace/name and returns match's label. The value itself is never
+	// handed to a rule: a rule learns only the label of a pure predicate
+	// (e.g. which placeholder pattern a credential matches). False when the
+	// Secret or key is missing, or the facts hold no values (omniactl keeps
+	// Secret keys only).
+	SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool)
 	// Workspace returns the Workspace bound to namespace, if any.
 	Workspace(namespace string) (*v1alpha1.Workspace, bool)
 	// License returns the verified licence in force.
@@ -49,6 +56,10 @@ func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil,
 func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
 func (NoFacts) License() License                                   { return License{} }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
+
+func (NoFacts) SecretValueMatches(string, string, string, func([]byte) (string, bool)) (string, bool) {
+	return "", false
+}
 
 // namespaceText names a namespace in a message; an object read from a
 // manifest without one lives in whatever namespace it is applied to.

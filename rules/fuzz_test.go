@@ -33,6 +33,10 @@ func (everythingFacts) SecretKeys(namespace, name string) ([]string, bool) {
 	return []string{"api-key", "ANTHROPIC_API_KEY", ""}, true
 }
 
+func (everythingFacts) SecretValueMatches(_, _, _ string, match func([]byte) (string, bool)) (string, bool) {
+	return match([]byte("changeme"))
+}
+
 func (everythingFacts) Workspace(namespace string) (*v1alpha1.Workspace, bool) {
 	return &v1alpha1.Workspace{}, true
 }

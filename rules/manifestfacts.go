@@ -162,3 +162,9 @@ func (f *ManifestFacts) License() License { return License{} }
 // document of its kind (a ToolPolicy) or its CustomResourceDefinition was
 // given.
 func (f *ManifestFacts) CRDInstalled(groupKind string) bool { return f.crds[groupKind] }
+
+// SecretValueMatches implements Facts: a manifest's Secret values are never
+// kept, so no value matches.
+func (f *ManifestFacts) SecretValueMatches(string, string, string, func([]byte) (string, bool)) (string, bool) {
+	return "", false
+}

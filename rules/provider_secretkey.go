@@ -119,7 +119,7 @@ func checkProviderSecretFound(in Input) field.ErrorList {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(providerSecretRefPath.Child("name"), ref.Name,
-		"Secret "+strconv.Quote(ref.Name)+" named by spec.credential.secretRef.name does not exist in namespace "+strconv.Quote(p.Namespace)+
+		"Secret "+strconv.Quote(ref.Name)+" named by spec.credential.secretRef.name does not exist in "+namespaceText(p.Namespace)+
 			"; create it there or name an existing Secret")}
 }
 

@@ -15,6 +15,15 @@ import (
 type providerTestFacts struct {
 	NoFacts
 	secrets map[string][]string
+	values  map[string]string // "namespace/name/key" -> value
+}
+
+func (f providerTestFacts) SecretValueMatches(namespace, name, key string, match func([]byte) (string, bool)) (string, bool) {
+	v, ok := f.values[namespace+"/"+name+"/"+key]
+	if !ok {
+		return "", false
+	}
+	return match([]byte(v))
 }
 
 func (f providerTestFacts) SecretKeys(namespace, name string) ([]string, bool) {
@@ -138,6 +147,16 @@ func TestProviderRules(t *testing.T) {
 		}, want: []providerWant{{"provider/secret-key-found", "spec.credential.secretRef.key"}}},
 		{name: "envVar credential needs no Secret", mutate: providerEnvVar("API_KEY"), facts: providerWithSecrets(nil)},
 
+		// provider/placeholder-credential: the value is matched through Facts.
+		{name: "a real-looking key is no placeholder", facts: providerTestFacts{
+			secrets: map[string][]string{providerTestNamespace + "/anthropic-credentials": {"ANTHROPIC_API_KEY"}},
+			values:  map[string]string{providerTestNamespace + "/anthropic-credentials/ANTHROPIC_API_KEY": "sk-ant-api03-Zq8vN3kR2mT7pL1x"},
+		}},
+		{name: "a dev-sample placeholder key", facts: providerTestFacts{
+			secrets: map[string][]string{providerTestNamespace + "/anthropic-credentials": {"ANTHROPIC_API_KEY"}},
+			values:  map[string]string{providerTestNamespace + "/anthropic-credentials/ANTHROPIC_API_KEY": "sk-ant-api03-..."},
+		}, want: []providerWant{{"provider/placeholder-credential", "spec.credential.secretRef"}}},
+
 		// provider/credential-required
 		{name: "claude without a credential", mutate: func(p *v1alpha1.Provider) { p.Spec.Credential = nil },
 			want: []providerWant{{"provider/credential-required", "spec.credential"}}},
@@ -162,6 +181,7 @@ func TestProviderRuleMetadata(t *testing.T) {
 	}{
 		"provider/credential-env-var-name":   {StageAdmission, SeverityWarn, "CredentialConfigured", "InvalidEnvVar"},
 		"provider/credential-required":       {StageAdmission, SeverityWarn, "CredentialConfigured", "CredentialMissing"},
+		"provider/placeholder-credential":    {StageReconcile, SeverityWarn, "CredentialConfigured", "PlaceholderCredential"},
 		"provider/credential-file-path":      {StageAdmission, SeverityWarn, "CredentialConfigured", "InvalidFilePath"},
 		"provider/defaults-timeout-duration": {StageAdmission, SeverityDeny, "", ""},
 		"provider/pricing-decimal":           {StageAdmission, SeverityDeny, "", ""},

@@ -110,3 +110,21 @@ func Installed(mapper meta.RESTMapper, groupKind string) bool {
 	_, err := mapper.RESTMapping(schema.GroupKind{Group: group, Kind: kind})
 	return err == nil
 }
+
+// SecretValueMatches implements rules.Facts: it applies match to the value
+// of key in the Secret and returns only match's label; the value stays here.
+func (f *Facts) SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool) {
+	s := &corev1.Secret{}
+	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+		return "", false
+	}
+	value, ok := s.Data[key]
+	if !ok {
+		str, ok := s.StringData[key]
+		if !ok {
+			return "", false
+		}
+		value = []byte(str)
+	}
+	return match(value)
+}

@@ -274,14 +274,13 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 				}
 				obs.secretKey = key
 				value = secret.Data[key]
-				obs.placeholder = MatchPlaceholder(value)
 				secretID = string(secret.UID) + "@" + secret.ResourceVersion
 			}
 		}
 	}
 
 	g := groupFindings(findings)
-	if secretCredentialUsable(p, g, obs.secretKey, obs.placeholder) {
+	if secretCredentialUsable(p, g, obs.secretKey) {
 		if probe, base, ok := ProbeFor(p, r.opts.DefaultEndpoints); ok {
 			out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
 			obs.credential = &out

@@ -66,8 +66,8 @@ const (
 	// ReasonFilePathConfigured (CredentialConfigured=True, spec).
 	ReasonFilePathConfigured = "FilePathConfigured"
 	// ReasonPlaceholderCredential (CredentialConfigured=False, spec): the
-	// Secret's value matches one of PlaceholderPatterns.
-	ReasonPlaceholderCredential = "PlaceholderCredential"
+	// Secret's value matches one of rules.ProviderPlaceholderPatterns.
+	ReasonPlaceholderCredential = rules.ProviderReasonPlaceholderCredential
 	// ReasonInvalidEnvVar (CredentialConfigured=False, rule
 	// provider/credential-env-var-name).
 	ReasonInvalidEnvVar = rules.ProviderReasonInvalidEnvVar

@@ -24,8 +24,6 @@ type observation struct {
 	// secretKey is the key of the credential Secret that holds the
 	// credential; empty when there is none.
 	secretKey string
-	// placeholder is the pattern the credential value matched, if any.
-	placeholder *PlaceholderPattern
 	// credential is the vendor probe's outcome; nil when not probed.
 	credential *ProbeOutcome
 	// endpoint is the health check's outcome; nil when the provider has no
@@ -78,9 +76,9 @@ func underField(field, prefix string) bool {
 // to the vendor: its Secret and key were found, no rule objects to it, and
 // the value is not a placeholder. The controller probes only such a
 // credential.
-func secretCredentialUsable(p *v1alpha1.Provider, g findingGroups, secretKey string, placeholder *PlaceholderPattern) bool {
+func secretCredentialUsable(p *v1alpha1.Provider, g findingGroups, secretKey string) bool {
 	return secretRefOf(p) != nil && secretKey != "" && len(g.secretFound) == 0 &&
-		len(g.credentialConfigured) == 0 && placeholder == nil
+		len(g.credentialConfigured) == 0
 }
 
 func secretRefOf(p *v1alpha1.Provider) *v1alpha1.ProviderSecretKeyRef {
@@ -97,8 +95,8 @@ func computeStatus(p *v1alpha1.Provider, obs observation, now metav1.Time, grace
 	g := groupFindings(obs.findings)
 	gen := p.Generation
 	setSecretFoundCondition(&st, p, g.secretFound, obs.secretKey, now)
-	setCredentialConfiguredCondition(&st, p, g, obs.secretKey, obs.placeholder, now)
-	setCredentialValidCondition(&st, p, secretCredentialUsable(p, g, obs.secretKey, obs.placeholder), obs.credential, now)
+	setCredentialConfiguredCondition(&st, p, g, obs.secretKey, now)
+	setCredentialValidCondition(&st, p, secretCredentialUsable(p, g, obs.secretKey), obs.credential, now)
 	setEndpointReachableCondition(&st, gen, obs.endpoint, now)
 	setAuthConfiguredCondition(&st, p, g.authConfigured, now)
 	setModelValidCondition(&st, p, g.modelValid, now)
@@ -126,7 +124,7 @@ func setSecretFoundCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, 
 // InvalidFilePath), else the SecretFound findings (a credential whose Secret
 // cannot be read is not configured), else PlaceholderCredential; True with
 // the source's reason, the message naming the key found.
-func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, g findingGroups, key string, placeholder *PlaceholderPattern, now metav1.Time) {
+func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, g findingGroups, key string, now metav1.Time) {
 	c := p.Spec.Credential
 	if c == nil {
 		// No credential: absent, unless the type needs one
@@ -146,13 +144,6 @@ func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.P
 	switch {
 	case len(findings) > 0:
 		cond = conditions.FromFindings(ConditionCredentialConfigured, findings, "", "", ReasonInvalidSpec, p.Generation)
-	case c.SecretRef != nil && placeholder != nil:
-		cond = metav1.Condition{
-			Type: ConditionCredentialConfigured, Status: metav1.ConditionFalse, Reason: ReasonPlaceholderCredential,
-			Message: fmt.Sprintf("key %q of Secret %q holds a dev-sample placeholder, not a credential (pattern %s: %s); put the real credential in the Secret",
-				key, c.SecretRef.Name, placeholder.Name, placeholder.Description),
-			ObservedGeneration: p.Generation,
-		}
 	case c.SecretRef != nil:
 		cond = trueCondition(ConditionCredentialConfigured, ReasonSecretRefConfigured,
 			fmt.Sprintf("credential read from key %q of Secret %q", key, c.SecretRef.Name), p.Generation)

@@ -14,10 +14,20 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// testFacts answers Secret lookups from a map keyed by Secret name.
+// testFacts answers Secret lookups from a map keyed by Secret name, and
+// value predicates from values keyed by "<secret>/<key>".
 type testFacts struct {
 	rules.NoFacts
 	secrets map[string][]string
+	values  map[string][]byte
+}
+
+func (f testFacts) SecretValueMatches(_, name, key string, match func([]byte) (string, bool)) (string, bool) {
+	v, ok := f.values[name+"/"+key]
+	if !ok {
+		return "", false
+	}
+	return match(v)
 }
 
 func (f testFacts) SecretKeys(_, name string) ([]string, bool) {
@@ -59,11 +69,16 @@ func withBedrock(p *v1alpha1.Provider) {
 // findings evaluates the real rules on p with the given Secrets.
 func findings(t *testing.T, p *v1alpha1.Provider, secrets map[string][]string) findingGroups {
 	t.Helper()
+	return findingsWith(t, p, testFacts{secrets: secrets})
+}
+
+func findingsWith(t *testing.T, p *v1alpha1.Provider, facts testFacts) findingGroups {
+	t.Helper()
 	sv, err := rules.DefaultSchema()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Evaluate(context.Background(), sv, p, testFacts{secrets: secrets})
+	fs, err := Evaluate(context.Background(), sv, p, facts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +160,13 @@ func TestSetSecretFoundCondition(t *testing.T) {
 }
 
 func TestSetCredentialConfiguredCondition(t *testing.T) {
-	empty := &PlaceholderPatterns[0]
 	tests := []struct {
-		name        string
-		p           *v1alpha1.Provider
-		secrets     map[string][]string
-		key         string
-		placeholder *PlaceholderPattern
-		want        wantCond
+		name    string
+		p       *v1alpha1.Provider
+		secrets map[string][]string
+		values  map[string][]byte // "<secret>/<key>" -> value
+		key     string
+		want    wantCond
 	}{
 		{name: "no credential on a type that needs none: absent", p: claude(withCredential(nil), func(p *v1alpha1.Provider) { p.Spec.Type = v1alpha1.ProviderTypeOllama }),
 			want: wantCond{absent: true}},
@@ -160,7 +174,7 @@ func TestSetCredentialConfiguredCondition(t *testing.T) {
 			want: wantCond{status: metav1.ConditionFalse, reason: rules.ProviderReasonCredentialMissing, msg: []string{"[provider/credential-required]"}}},
 		{name: "secretRef: the key found is named", p: claude(), secrets: credsWithKey, key: "ANTHROPIC_API_KEY",
 			want: wantCond{status: metav1.ConditionTrue, reason: ReasonSecretRefConfigured, msg: []string{`key "ANTHROPIC_API_KEY"`, `Secret "creds"`}}},
-		{name: "PlaceholderCredential", p: claude(), secrets: credsWithKey, key: "ANTHROPIC_API_KEY", placeholder: empty,
+		{name: "PlaceholderCredential", p: claude(), secrets: credsWithKey, key: "ANTHROPIC_API_KEY", values: map[string][]byte{"creds/ANTHROPIC_API_KEY": []byte("  ")},
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonPlaceholderCredential, msg: []string{`"ANTHROPIC_API_KEY"`, "pattern empty"}}},
 		{name: "Secret missing: SecretNotFound", p: claude(),
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonSecretNotFound}},
@@ -178,7 +192,7 @@ func TestSetCredentialConfiguredCondition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := stale()
-			setCredentialConfiguredCondition(&st, tt.p, findings(t, tt.p, tt.secrets), tt.key, tt.placeholder, t0)
+			setCredentialConfiguredCondition(&st, tt.p, findingsWith(t, tt.p, testFacts{secrets: tt.secrets, values: tt.values}), tt.key, t0)
 			checkCond(t, st.Conditions, ConditionCredentialConfigured, tt.want)
 		})
 	}

@@ -1,8 +1,8 @@
-package provider
+package rules
 
 import "testing"
 
-func TestMatchPlaceholder(t *testing.T) {
+func TestMatchProviderPlaceholder(t *testing.T) {
 	tests := []struct {
 		value string
 		want  string // pattern name, "" for none
@@ -36,20 +36,20 @@ func TestMatchPlaceholder(t *testing.T) {
 		{"good-key\n", ""},
 	}
 	for _, tt := range tests {
-		got := MatchPlaceholder([]byte(tt.value))
+		got := MatchProviderPlaceholder([]byte(tt.value))
 		name := ""
 		if got != nil {
 			name = got.Name
 		}
 		if name != tt.want {
-			t.Errorf("MatchPlaceholder(%q) = %q, want %q", tt.value, name, tt.want)
+			t.Errorf("MatchProviderPlaceholder(%q) = %q, want %q", tt.value, name, tt.want)
 		}
 	}
 }
 
 func TestPlaceholderPatternsDocumented(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range PlaceholderPatterns {
+	for _, p := range ProviderPlaceholderPatterns {
 		if p.Name == "" || p.Description == "" || p.Match == nil {
 			t.Errorf("pattern %+v needs a name, a description and a matcher", p)
 		}
