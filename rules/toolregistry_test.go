@@ -385,6 +385,24 @@ func TestToolRegistryRules(t *testing.T) {
 				h.HTTPConfig.Endpoint = "/status"
 			})), want: []toolRegistryWant{{"toolregistry/sandbox-declared", h0 + ".sandbox.name"}}},
 
+		// toolregistry/endpoint-address
+		{name: "endpoints with an address: URL, URL without port, grpc host:port and dns target, openapi specURL", mutate: toolRegistryAdd(
+			toolRegistryMCP("m", "https://mcp.tools"),
+			v1alpha1.ToolRegistryHandler{Name: "g", Type: v1alpha1.ToolRegistryHandlerTypeGRPC,
+				GRPCConfig: &v1alpha1.ToolRegistryGRPCConfig{Endpoint: "dns:///users.ns:50051"}, Tool: toolRegistryTool("get")},
+			toolRegistryOpenAPI("o"),
+		)},
+		{name: "mcp endpoint without a host", mutate: toolRegistryAdd(toolRegistryMCP("m", "http:")),
+			want: []toolRegistryWant{{"toolregistry/endpoint-address", h1 + ".mcpConfig.endpoint"}}},
+		{name: "grpc endpoint without a port", mutate: toolRegistryAdd(v1alpha1.ToolRegistryHandler{Name: "g", Type: v1alpha1.ToolRegistryHandlerTypeGRPC,
+			GRPCConfig: &v1alpha1.ToolRegistryGRPCConfig{Endpoint: "users.ns"}, Tool: toolRegistryTool("get")}),
+			want: []toolRegistryWant{{"toolregistry/endpoint-address", h1 + ".grpcConfig.endpoint"}}},
+		{name: "an endpoint on a sandbox is a path, not an address", mutate: toolRegistryAll(toolRegistrySandboxes("ws"), toolRegistryAdd(
+			v1alpha1.ToolRegistryHandler{Name: "s", Type: v1alpha1.ToolRegistryHandlerTypeMCP,
+				MCPConfig: &v1alpha1.ToolRegistryMCPConfig{Transport: v1alpha1.ToolRegistryMCPTransportSSE, Endpoint: "/sse",
+					ToolFilter: &v1alpha1.ToolRegistryMCPToolFilter{Allowlist: []string{"Read"}}},
+				Sandbox: &v1alpha1.ToolRegistryHandlerSandbox{Name: "ws", Port: "8080"}}))},
+
 		// toolregistry/mcp-endpoint-metadata-address
 		{name: "mcp on a Service name, a private address and a Service called metadata.<ns>", mutate: toolRegistryAdd(
 			toolRegistryMCP("svc", "http://mcp-code.tools.svc.cluster.local:8080/sse"),
@@ -525,6 +543,7 @@ func TestToolRegistryRuleMetadata(t *testing.T) {
 		"toolregistry/auth-connectionref-https":             {StageAdmission, SeverityWarn, "HandlerConnectionsValid", "ConnectionHostNotCovered"},
 		"toolregistry/sandbox-declared":                     {StageAdmission, SeverityWarn, "SandboxesValid", "SandboxNotDeclared"},
 		"toolregistry/mcp-endpoint-metadata-address":        {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
+		"toolregistry/endpoint-address":                     {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
 		"toolregistry/duration-format":                      deny,
 		"toolregistry/retry-backoff-order":                  {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
 	}
@@ -621,5 +640,32 @@ func TestToolRegistryContentDigest(t *testing.T) {
 
 	if ToolRegistryContentDigest(nil) != ToolRegistryContentDigest([]v1alpha1.ToolRegistryDiscoveredTool{}) {
 		t.Error("nil and empty tool sets digest differently")
+	}
+}
+
+func TestToolRegistryDialAddress(t *testing.T) {
+	cases := []struct {
+		in, want string
+		err      bool
+	}{
+		{"http://svc:8080/sse", "svc:8080", false},
+		{"http://svc/sse", "svc:80", false},
+		{"https://svc", "svc:443", false},
+		{"wss://svc/x", "svc:443", false},
+		{"http://[::1]:9000/x", "[::1]:9000", false},
+		{"svc.ns:50051", "svc.ns:50051", false},
+		{"dns:///svc.ns:50051", "svc.ns:50051", false},
+		{"", "", true},
+		{"just-a-host", "", true},
+		{"http:", "", true},
+		{":8080", "", true},
+		{"ftp://svc/x", "", true},
+		{"http://%zz", "", true},
+	}
+	for _, c := range cases {
+		got, err := ToolRegistryDialAddress(c.in)
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ToolRegistryDialAddress(%q) = %q, %v; want %q, err %v", c.in, got, err, c.want, c.err)
+		}
 	}
 }

@@ -48,6 +48,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -201,16 +202,8 @@ func secretNames(obj client.Object) []string {
 // providersForSecret maps a Secret to the Providers in its namespace that
 // reference it.
 func (r *Reconciler) providersForSecret(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &v1alpha1.ProviderList{}
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{SecretNameIndex: obj.GetName()}); err != nil {
-		logf.FromContext(ctx).Error(err, "listing Providers referencing a Secret", "secret", client.ObjectKeyFromObject(obj))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return reqs
+	return enqueue.Listed(ctx, r.client, &v1alpha1.ProviderList{}, "listing the Providers referencing Secret "+obj.GetNamespace()+"/"+obj.GetName(),
+		client.InNamespace(obj.GetNamespace()), client.MatchingFields{SecretNameIndex: obj.GetName()})
 }
 
 // Reconcile computes the Provider's status and writes it when it changed.

@@ -43,6 +43,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -156,16 +157,7 @@ func policyToRegistry(_ context.Context, p *v1alpha1.ToolPolicy) []reconcile.Req
 
 // allRegistries maps a ToolPolicy CRD flip to every ToolRegistry.
 func (r *Reconciler) allRegistries(ctx context.Context, _ client.Object) []reconcile.Request {
-	list := &v1alpha1.ToolRegistryList{}
-	if err := r.client.List(ctx, list); err != nil {
-		logf.FromContext(ctx).Error(err, "listing ToolRegistries after the ToolPolicy CRD changed")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
+	return enqueue.Listed(ctx, r.client, &v1alpha1.ToolRegistryList{}, "listing ToolRegistries after the ToolPolicy CRD changed")
 }
 
 // Reconcile computes a ToolRegistry's status and writes it when it changed.

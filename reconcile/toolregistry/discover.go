@@ -1,12 +1,11 @@
 package toolregistry
 
 import (
-	"errors"
-	"net"
 	"net/url"
 	"strings"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Endpoints of tools that have no network address of their own.
@@ -41,10 +40,8 @@ type resolvedTool struct {
 	// network is true when the endpoint is a network address a probe dials
 	// (not a client, platform or sandbox tool).
 	network bool
-	// dialAddr is the host:port a probe dials; dialErr says why none could be
-	// derived from a network endpoint.
+	// dialAddr is the host:port a probe dials (rules.ToolRegistryDialAddress).
 	dialAddr string
-	dialErr  string
 }
 
 // discoverTools resolves the tools of every handler, in handler order: an
@@ -62,9 +59,9 @@ func discoverTools(tr *v1alpha1.ToolRegistry) (tools []resolvedTool, handlersWit
 		rt.handler = i
 		rt.tool.HandlerName = h.Name
 		if rt.network {
-			if addr, err := dialAddress(rt.tool.Endpoint); err != nil {
-				rt.dialErr = err.Error()
-			} else {
+			// An endpoint with no address is toolregistry/endpoint-address's
+			// finding: its handler fails validation and is never dialled.
+			if addr, err := rules.ToolRegistryDialAddress(rt.tool.Endpoint); err == nil {
 				rt.dialAddr = addr
 			}
 		}
@@ -199,45 +196,4 @@ func displayEndpoint(raw string) string {
 	}
 	u.User = nil
 	return u.String()
-}
-
-// dialAddress derives the host:port a TCP probe dials from an endpoint: a
-// URL (the scheme's default port when it has none: 80 for http and ws, 443
-// for https and wss) or a bare host:port (a grpc endpoint, also as a
-// dns:///host:port target).
-func dialAddress(endpoint string) (string, error) {
-	ep := strings.TrimSpace(endpoint)
-	if ep == "" {
-		return "", errors.New("the endpoint is empty")
-	}
-	if !strings.Contains(ep, "://") {
-		if _, _, err := net.SplitHostPort(ep); err != nil {
-			return "", errors.New("the endpoint is neither a URL nor host:port")
-		}
-		return ep, nil
-	}
-	u, err := url.Parse(ep)
-	if err != nil {
-		return "", errors.New("the endpoint is not a valid URL")
-	}
-	host, port := u.Hostname(), u.Port()
-	if host == "" {
-		// A gRPC target such as dns:///host:port.
-		target := strings.TrimPrefix(u.Path, "/")
-		if h, p, err := net.SplitHostPort(target); err == nil && h != "" {
-			return net.JoinHostPort(h, p), nil
-		}
-		return "", errors.New("the endpoint URL has no host")
-	}
-	if port == "" {
-		switch strings.ToLower(u.Scheme) {
-		case "http", "ws":
-			port = "80"
-		case "https", "wss":
-			port = "443"
-		default:
-			return "", errors.New("the endpoint URL has no port and its scheme " + u.Scheme + " has no default")
-		}
-	}
-	return net.JoinHostPort(host, port), nil
 }

@@ -129,8 +129,6 @@ func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, p
 			lc := now
 			t.LastChecked = &lc
 			switch err, dialled := results[rt.dialAddr]; {
-			case rt.dialErr != "":
-				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "cannot probe: "+rt.dialErr
 			case !dialled:
 				t.Status, t.Error, t.LastChecked = v1alpha1.ToolRegistryToolStatusUnknown, "not probed yet", nil
 			case err != nil:

@@ -272,15 +272,17 @@ func TestToolStatuses(t *testing.T) {
 		return resolvedTool{tool: v1alpha1.ToolRegistryDiscoveredTool{HandlerName: name, Name: name, Endpoint: "http://" + addr}, handler: h, network: true, dialAddr: addr}
 	}
 	client := resolvedTool{tool: v1alpha1.ToolRegistryDiscoveredTool{HandlerName: "geo", Name: "geo", Endpoint: ClientEndpoint}, handler: 3}
-	bad := resolvedTool{tool: v1alpha1.ToolRegistryDiscoveredTool{HandlerName: "bad", Name: "bad", Endpoint: "http:"}, handler: 4, network: true, dialErr: "the endpoint URL has no host"}
+	// An endpoint with no address fails toolregistry/endpoint-address, so its
+	// handler is invalid: never dialled, Unknown like any invalid handler.
+	bad := resolvedTool{tool: v1alpha1.ToolRegistryDiscoveredTool{HandlerName: "bad", Name: "bad", Endpoint: "http:"}, handler: 4, network: true}
 	tools := []resolvedTool{net(0, "up", "up:1"), net(1, "down", "down:1"), net(2, "meta", "169.254.169.254:80"), client, bad}
-	invalid := map[int]bool{2: true}
+	invalid := map[int]bool{2: true, 4: true}
 	earlier := metav1.NewTime(t0.Add(-10 * time.Second))
 	on := probeSettings{enabled: true, interval: time.Minute, timeout: time.Second}
 
 	t.Run("config-level without probing", func(t *testing.T) {
 		got := toolStatuses(tools, invalid, probeSettings{}, probePlan{}, nil, now0)
-		want := []v1alpha1.ToolRegistryToolStatus{avail, avail, unknown, avail, avail}
+		want := []v1alpha1.ToolRegistryToolStatus{avail, avail, unknown, avail, unknown}
 		for i, w := range want {
 			if got[i].Status != w || got[i].LastChecked != nil {
 				t.Errorf("tool %s = %s (lastChecked %v), want %s unchecked", got[i].Name, got[i].Status, got[i].LastChecked, w)
@@ -302,7 +304,7 @@ func TestToolStatuses(t *testing.T) {
 			{unavail, "TCP connect failed: dial tcp down:1: connect: connection refused", true},
 			{unknown, "handler meta failed validation: see the HandlersValid condition", false},
 			{avail, "", false},
-			{unavail, "cannot probe: the endpoint URL has no host", true},
+			{unknown, "handler bad failed validation: see the HandlersValid condition", false},
 		}
 		for i, w := range want {
 			if got[i].Status != w.st || got[i].Error != w.err || (got[i].LastChecked != nil) != w.checked {
@@ -437,6 +439,26 @@ func TestComputeStatus(t *testing.T) {
 		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed,
 			"[toolregistry/mcp-endpoint-metadata-address] spec.handlers[0].mcpConfig.endpoint: host 169.254.169.254")
 		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, ReasonValidationFailed, "HandlersValid:")
+		if st.DiscoveredTools[0].Status != unknown {
+			t.Errorf("tool status = %s, want Unknown", st.DiscoveredTools[0].Status)
+		}
+	})
+
+	t.Run("an endpoint with no address fails validation and is never probed", func(t *testing.T) {
+		tr := registry(mcpHandler("noaddr", "http:"))
+		on := true
+		tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on}
+		findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr}, rules.Options{})
+		tools, _ := discoverTools(tr)
+		if got := probeTargets(tools, invalidHandlers(findingsFor(findings, v1alpha1.ToolRegistryConditionHandlersValid)), probeSettings{enabled: true}); len(got) != 0 {
+			t.Fatalf("probe targets = %+v, want none", got)
+		}
+		st := evaluate(tr, policyState{}, nil, t0)
+		if st.Phase != v1alpha1.ToolRegistryPhaseFailed {
+			t.Fatalf("phase = %s, want Failed", st.Phase)
+		}
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed,
+			"[toolregistry/endpoint-address] spec.handlers[0].mcpConfig.endpoint:")
 		if st.DiscoveredTools[0].Status != unknown {
 			t.Errorf("tool status = %s, want Unknown", st.DiscoveredTools[0].Status)
 		}
