@@ -11,12 +11,11 @@ import (
 )
 
 // Finding is what a condition needs from a rule finding; rules.Finding
-// satisfies it. (conditions does not import rules: it only needs these four.)
+// satisfies it. (conditions does not import rules: it needs only the reason
+// and the finding's one rendering, "[rule] field: message", which rules owns.)
 type Finding interface {
-	GetRuleID() string
-	GetField() string
 	GetReason() string
-	GetMessage() string
+	String() string
 }
 
 // maxMessage bounds a condition message (the API allows 32768 bytes).
@@ -36,7 +35,7 @@ func FromFindings[F Finding](condType string, findings []F, okReason, okMessage,
 	}
 	parts := make([]string, 0, len(findings))
 	for _, f := range findings {
-		parts = append(parts, FindingText(f))
+		parts = append(parts, f.String())
 	}
 	return metav1.Condition{
 		Type:               condType,
@@ -45,11 +44,6 @@ func FromFindings[F Finding](condType string, findings []F, okReason, okMessage,
 		Message:            truncate(strings.Join(parts, "; ")),
 		ObservedGeneration: generation,
 	}
-}
-
-// FindingText renders one finding the way every surface prints it.
-func FindingText[F Finding](f F) string {
-	return "[" + f.GetRuleID() + "] " + f.GetField() + ": " + f.GetMessage()
 }
 
 func truncate(s string) string {

@@ -10,10 +10,8 @@ import (
 
 type finding struct{ id, field, reason, msg string }
 
-func (f finding) GetRuleID() string  { return f.id }
-func (f finding) GetField() string   { return f.field }
-func (f finding) GetReason() string  { return f.reason }
-func (f finding) GetMessage() string { return f.msg }
+func (f finding) GetReason() string { return f.reason }
+func (f finding) String() string    { return "[" + f.id + "] " + f.field + ": " + f.msg }
 
 func TestFromFindings(t *testing.T) {
 	tests := []struct {

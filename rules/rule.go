@@ -107,9 +107,6 @@ func (f Finding) String() string {
 	return "[" + f.RuleID + "] " + f.Field + ": " + f.Message
 }
 
-// GetRuleID, GetField, GetReason and GetMessage let conditions build a
-// condition from findings without importing this package.
-func (f Finding) GetRuleID() string  { return f.RuleID }
-func (f Finding) GetField() string   { return f.Field }
-func (f Finding) GetReason() string  { return f.Reason }
-func (f Finding) GetMessage() string { return f.Message }
+// GetReason lets conditions build a condition from findings (with String)
+// without importing this package.
+func (f Finding) GetReason() string { return f.Reason }

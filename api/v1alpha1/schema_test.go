@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,26 +112,13 @@ func ensureNamespace(t *testing.T, name string) {
 // returns the object the server would store.
 func dryRunCreate(t *testing.T, raw map[string]any) (*unstructured.Unstructured, error) {
 	t.Helper()
-	obj := &unstructured.Unstructured{Object: deepCopyJSON(t, raw)}
+	obj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(raw)}
 	if obj.GetNamespace() == "" && obj.GetKind() != "Workspace" {
 		obj.SetNamespace("default")
 	}
 	ensureNamespace(t, obj.GetNamespace())
 	err := k8sClient.Create(context.Background(), obj, client.DryRunAll, client.FieldValidation("Strict"))
 	return obj, err
-}
-
-func deepCopyJSON(t *testing.T, in map[string]any) map[string]any {
-	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSchemaCases runs every accept/reject row of the schema tables against
@@ -269,15 +257,7 @@ func TestExamples(t *testing.T) {
 // TestEveryTableRuleHasBothOutcomes fails when a rule in a table lacks an
 // accepted or a rejected case.
 func TestEveryTableRuleHasBothOutcomes(t *testing.T) {
-	outcomes := map[string]map[string]bool{}
-	for _, cases := range loadCases(t) {
-		for _, c := range cases {
-			if outcomes[c.Rule] == nil {
-				outcomes[c.Rule] = map[string]bool{}
-			}
-			outcomes[c.Rule][c.Expect] = true
-		}
-	}
+	outcomes := caseOutcomes(t)
 	for rule, seen := range outcomes {
 		if !seen["accept"] || !seen["reject"] {
 			t.Errorf("rule %s needs at least one accept and one reject case (has %v)", rule, seen)
@@ -293,15 +273,7 @@ func TestEveryCELRuleHasIDAndCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcomes := map[string]map[string]bool{}
-	for _, cases := range loadCases(t) {
-		for _, c := range cases {
-			if outcomes[c.Rule] == nil {
-				outcomes[c.Rule] = map[string]bool{}
-			}
-			outcomes[c.Rule][c.Expect] = true
-		}
-	}
+	outcomes := caseOutcomes(t)
 	for _, crd := range crds {
 		if !wanted(crd.Spec.Names.Kind) {
 			continue
@@ -430,15 +402,7 @@ func TestEveryPlainConstraintHasCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outcomes := map[string]map[string]bool{}
-	for _, cases := range loadCases(t) {
-		for _, c := range cases {
-			if outcomes[c.Rule] == nil {
-				outcomes[c.Rule] = map[string]bool{}
-			}
-			outcomes[c.Rule][c.Expect] = true
-		}
-	}
+	outcomes := caseOutcomes(t)
 	covered := func(id string) bool {
 		for _, alias := range sharedTypeAliases(id) {
 			if outcomes[alias]["accept"] && outcomes[alias]["reject"] {
@@ -605,4 +569,20 @@ func TestEveryFieldIsDescribed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// caseOutcomes maps each rule ID of the schema tables to the outcomes
+// ("accept", "reject") its cases expect.
+func caseOutcomes(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	outcomes := map[string]map[string]bool{}
+	for _, cases := range loadCases(t) {
+		for _, c := range cases {
+			if outcomes[c.Rule] == nil {
+				outcomes[c.Rule] = map[string]bool{}
+			}
+			outcomes[c.Rule][c.Expect] = true
+		}
+	}
+	return outcomes
 }

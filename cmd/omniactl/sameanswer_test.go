@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"os"
 	"path/filepath"
@@ -184,7 +185,7 @@ func TestSameAnswer(t *testing.T) {
 
 	for i, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%d/%s", tc.source, i, tc.Name), func(t *testing.T) {
-			obj := deepCopyJSON(t, tc.Object)
+			obj := runtime.DeepCopyJSON(tc.Object)
 			u := &unstructured.Unstructured{Object: obj}
 			if u.GetNamespace() == "" && !crdKinds()[u.GetKind()].cluster {
 				u.SetNamespace("default")
@@ -342,18 +343,5 @@ func ruleWarnings(ws []string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-func deepCopyJSON(t *testing.T, in map[string]any) map[string]any {
-	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
 	return out
 }

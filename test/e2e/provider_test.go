@@ -16,10 +16,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // provGoodKey is the only key the local vendor accepts.
@@ -116,6 +118,23 @@ var _ = Describe("Provider", func() {
 			g.Expect(provCondition(p, "Ready")).To(Equal("False/SecretNotFound"))
 			g.Expect(p.Status.Phase).To(Equal(v1alpha1.ProviderPhaseError))
 		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		By("giving the same rule ID and field as omniactl's path (rules.Full with manifest facts)")
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+		Expect(err).NotTo(HaveOccurred())
+		u["apiVersion"], u["kind"] = v1alpha1.GroupVersion.String(), "Provider"
+		delete(u, "status")
+		sv, err := rules.DefaultSchema()
+		Expect(err).NotTo(HaveOccurred())
+		offline, err := rules.Full(ctx, sv, rules.Default, u, nil, rules.NewManifestFacts(), rules.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		var ids []string
+		for _, f := range offline {
+			ids = append(ids, "["+f.RuleID+"] "+f.Field+":")
+		}
+		Expect(ids).To(ContainElement("[provider/secret-found] spec.credential.secretRef.name:"))
+		Expect(meta.FindStatusCondition(p.Status.Conditions, "SecretFound").Message).To(
+			HavePrefix("[provider/secret-found] spec.credential.secretRef.name:"))
 
 		By("creating the Secret")
 		Expect(k8sClient.Create(ctx, &corev1.Secret{
