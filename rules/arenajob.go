@@ -32,11 +32,8 @@ var arenaJobKinds = []string{kindArenaJob, kindArenaRun}
 // (v1alpha1.ArenaJobConditionReady, v1alpha1.ArenaRunReasonInvalidProviderEntry, ...).
 
 // ArenaJobPrunedBudgetLimitRuleID is the rule reporting the removed
-// spec.loadTest.budgetLimit. The typed object cannot hold the field (the API
-// server prunes it), so its Go check finds nothing; whoever has the schema
-// evaluator's SchemaResult.Pruned list reports this rule for a pruned
-// "spec.loadTest.budgetLimit" (ArenaJob) or "spec.template.loadTest.budgetLimit"
-// (ArenaRun), with ArenaJobPrunedBudgetLimitMessage.
+// spec.loadTest.budgetLimit (spec.template.loadTest.budgetLimit on a run),
+// which the API server prunes; Full reports it from the pruned-field list.
 const ArenaJobPrunedBudgetLimitRuleID = "arenajob/loadtest-budgetlimit-removed"
 
 // ArenaJobPrunedBudgetLimitMessage is the message of
@@ -54,8 +51,6 @@ var arenaJobSchemaRules = []Rule{
 }
 
 func init() {
-	RegisterPrunedField("spec.loadTest.budgetLimit", ArenaJobPrunedBudgetLimitRuleID, ArenaJobPrunedBudgetLimitMessage)
-	RegisterPrunedField("spec.template.loadTest.budgetLimit", ArenaJobPrunedBudgetLimitRuleID, ArenaJobPrunedBudgetLimitMessage)
 	for _, r := range arenaJobSchemaRules {
 		r.Kinds = arenaJobKinds
 		r.Stage = StageAdmission
@@ -70,9 +65,10 @@ func init() {
 		Stage:    StageAdmission,
 		Severity: SeverityWarn,
 		Doc: "spec.loadTest.budgetLimit was removed: the API server prunes it as unknown, so a job that sets it runs uncapped. " +
-			"The typed object cannot hold it, so the Go check finds nothing; the finding comes from the schema evaluator's Pruned list.",
-		Spec:  "arenajob.md#budgetlimit",
-		Check: func(Input) field.ErrorList { return nil },
+			"omniactl and the deploy API report it from the manifest before the API server drops it.",
+		Spec:          "arenajob.md#budgetlimit",
+		PrunedFields:  []string{"spec.loadTest.budgetLimit", "spec.template.loadTest.budgetLimit"},
+		PrunedMessage: ArenaJobPrunedBudgetLimitMessage,
 	})
 }
 

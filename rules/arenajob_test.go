@@ -413,3 +413,59 @@ func arenaJobSpecMap(u map[string]any) map[string]any {
 	}
 	return spec
 }
+
+// TestArenaJobPrunedBudgetLimit: the removed spec.loadTest.budgetLimit, which
+// the API server prunes before any webhook sees it, is reported through Full
+// (omniactl, the deploy API) at its path, as a warning; a job without it has
+// no such finding.
+func TestArenaJobPrunedBudgetLimit(t *testing.T) {
+	sv, err := DefaultSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadTest := func(obj any, withBudget bool) map[string]any {
+		u := toUnstructured(t, obj)
+		spec := arenaJobSpecMap(u)
+		spec["type"] = "loadtest"
+		lt := map[string]any{"concurrency": int64(2)}
+		if withBudget {
+			lt["budgetLimit"] = "25.00"
+		}
+		spec["loadTest"] = lt
+		return u
+	}
+	cases := []struct {
+		name  string
+		obj   map[string]any
+		field string // "" when no finding is expected
+	}{
+		{"job without the removed field", loadTest(arenaJobValid(), false), ""},
+		{"job setting spec.loadTest.budgetLimit", loadTest(arenaJobValid(), true), "spec.loadTest.budgetLimit"},
+		{"run without the removed field", loadTest(arenaRunOf(arenaJobValid()), false), ""},
+		{"run setting it in its template", loadTest(arenaRunOf(arenaJobValid()), true), "spec.template.loadTest.budgetLimit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, err := Full(context.Background(), sv, Default, tc.obj, nil, NoFacts{}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range fs {
+				if f.RuleID == ArenaJobPrunedBudgetLimitRuleID {
+					got = append(got, f.Field)
+					if f.Severity != SeverityWarn || !strings.Contains(f.Message, "spec.budgetLimit") {
+						t.Errorf("finding = %+v, want a warning saying to move it to spec.budgetLimit", f)
+					}
+				}
+			}
+			want := []string{}
+			if tc.field != "" {
+				want = append(want, tc.field)
+			}
+			if !slices.Equal(append([]string{}, got...), want) {
+				t.Errorf("%s findings at %v, want %v", ArenaJobPrunedBudgetLimitRuleID, got, want)
+			}
+		})
+	}
+}

@@ -13,10 +13,12 @@ import (
 type Catalog struct {
 	rules map[string]*Rule
 	order []string
+	// pruned maps a pruned field's path to the rule reporting it.
+	pruned map[string]*Rule
 }
 
 // NewCatalog returns an empty catalog.
-func NewCatalog() *Catalog { return &Catalog{rules: map[string]*Rule{}} }
+func NewCatalog() *Catalog { return &Catalog{rules: map[string]*Rule{}, pruned: map[string]*Rule{}} }
 
 var idPattern = regexp.MustCompile(`^[a-z]+/[a-z0-9]+(-[a-z0-9]+)*$`)
 
@@ -32,14 +34,20 @@ func (c *Catalog) Register(r Rule) {
 	if r.Source == "" {
 		r.Source = SourceGo
 	}
-	if r.Source == SourceGo && r.Check == nil {
-		panic(fmt.Sprintf("rules: go rule %q has no check", r.ID))
+	if r.Source == SourceGo && (r.Check == nil) == (len(r.PrunedFields) == 0) {
+		panic(fmt.Sprintf("rules: go rule %q needs exactly one of a check or pruned fields", r.ID))
+	}
+	if len(r.PrunedFields) > 0 && r.PrunedMessage == "" {
+		panic(fmt.Sprintf("rules: rule %q on pruned fields has no message", r.ID))
 	}
 	if len(r.Kinds) == 0 || r.Stage == "" || r.Severity == "" || r.Doc == "" || r.Spec == "" {
 		panic(fmt.Sprintf("rules: rule %q needs kinds, stage, severity, doc and spec", r.ID))
 	}
 	rule := r
 	c.rules[r.ID] = &rule
+	for _, path := range r.PrunedFields {
+		c.pruned[path] = &rule
+	}
 	c.order = append(c.order, r.ID)
 	sort.Strings(c.order)
 }

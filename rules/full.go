@@ -5,19 +5,6 @@ import (
 	"sort"
 )
 
-// prunedFieldRules maps a field the API server prunes (a removed field) to the
-// rule that reports it; omniactl and the deploy API see the manifest before
-// the API server drops it.
-var prunedFieldRules = map[string]prunedFieldRule{}
-
-type prunedFieldRule struct{ ruleID, message string }
-
-// RegisterPrunedField ties a removed field's path to the rule reporting it
-// and the message it reports.
-func RegisterPrunedField(path, ruleID, message string) {
-	prunedFieldRules[path] = prunedFieldRule{ruleID: ruleID, message: message}
-}
-
 // Full evaluates one manifest as every path would: the schema rules exactly
 // as the API server runs them (defaulting, pruning, OpenAPI, CEL), then the Go
 // rules of the requested stages on the defaulted typed object. It is what
@@ -29,10 +16,8 @@ func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[s
 	}
 	findings := res.Findings
 	for _, path := range res.Pruned {
-		if pr, ok := prunedFieldRules[path]; ok {
-			if r, ok := cat.Lookup(pr.ruleID); ok {
-				findings = append(findings, r.findingAt(path, pr.message, opts))
-			}
+		if r, ok := cat.pruned[path]; ok {
+			findings = append(findings, r.findingAt(path, r.PrunedMessage, opts))
 		}
 	}
 	// Go rules read the typed object; one whose shape the schema refused

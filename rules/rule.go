@@ -76,8 +76,16 @@ type Rule struct {
 	Spec string
 	// Source is schema or go.
 	Source Source
-	// Check is nil for schema rules (the CRD carries them).
+	// Check is nil for schema rules (the CRD carries them) and for rules on
+	// pruned fields.
 	Check Check
+	// PrunedFields are removed fields the API server prunes as unknown (paths
+	// as the schema evaluator reports them). The typed object cannot hold
+	// them, so instead of a Check the rule reports a manifest that still sets
+	// one, with PrunedMessage — omniactl and the deploy API see the manifest
+	// before the API server drops it.
+	PrunedFields  []string
+	PrunedMessage string
 }
 
 // Input is what a check sees.
