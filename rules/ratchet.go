@@ -62,13 +62,18 @@ func RatchetAll(findings []Finding) []Finding {
 }
 
 // RatchetUpdate is the whole ratchet for one update: RatchetAll when
-// UpdateNeverRefused exempts it, else Ratchet. oldFindings may be nil when
-// the update is exempt (the caller may skip evaluating the old object then).
-func RatchetUpdate(obj, old runtime.Object, findings, oldFindings []Finding) []Finding {
+// UpdateNeverRefused exempts it, else Ratchet against the old object's
+// findings. oldFindings evaluates the old object as a create with the same
+// catalog and options; it is called only when needed (not for an exempt
+// update, nor when the new object has no finding).
+func RatchetUpdate(obj, old runtime.Object, findings []Finding, oldFindings func() []Finding) []Finding {
+	if len(findings) == 0 {
+		return findings
+	}
 	if UpdateNeverRefused(obj, old) {
 		return RatchetAll(findings)
 	}
-	return Ratchet(findings, oldFindings)
+	return Ratchet(findings, oldFindings())
 }
 
 // UpdateNeverRefused reports whether an update from old to obj may not be

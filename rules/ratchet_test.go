@@ -124,8 +124,9 @@ func TestRatchetUpdate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			findings := Default.Evaluate(kindProvider, Input{Object: tc.obj, Old: tc.old}, opts)
-			oldFindings := Default.Evaluate(kindProvider, Input{Object: tc.old}, opts)
-			got := RatchetUpdate(tc.obj, tc.old, findings, oldFindings)
+			got := RatchetUpdate(tc.obj, tc.old, findings, func() []Finding {
+				return Default.Evaluate(kindProvider, Input{Object: tc.old}, opts)
+			})
 			if len(got) != len(findings) {
 				t.Fatalf("the ratchet dropped findings: %v -> %v", findings, got)
 			}
