@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -255,6 +256,68 @@ func TestUpdateNeverRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := UpdateNeverRefused(tc.obj, tc.old); got != tc.want {
 				t.Errorf("UpdateNeverRefused = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFullUpdate judges manifest updates as the deploy API does: the Go
+// rules' findings are ratcheted, schema findings are left to the API server's
+// own rules.
+func TestFullUpdate(t *testing.T) {
+	sv, err := DefaultSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := func(labels bool, spec map[string]any) map[string]any {
+		meta := map[string]any{"name": "claude", "namespace": "agents"}
+		if labels {
+			meta["labels"] = map[string]any{"team": "support"}
+		}
+		return map[string]any{"apiVersion": "omnia.altairalabs.ai/v1alpha1", "kind": "Provider", "metadata": meta, "spec": spec}
+	}
+	mock := func(extra map[string]any) map[string]any {
+		spec := map[string]any{"type": "mock"}
+		for k, v := range extra {
+			spec[k] = v
+		}
+		return spec
+	}
+	badTimeout := map[string]any{"defaults": map[string]any{"requestTimeout": "thirty seconds"}}
+	badBoth := map[string]any{"defaults": map[string]any{"requestTimeout": "thirty seconds"}, "pricing": map[string]any{"inputCostPer1K": "$0.003"}}
+	noModel := map[string]any{"type": "claude", "credential": map[string]any{"envVar": "ANTHROPIC_API_KEY"}}
+	cases := []struct {
+		name                  string
+		obj, old              map[string]any
+		wantDenied, wantWarns []string // rule IDs, sorted by field
+	}{
+		{name: "create: the finding denies", obj: manifest(false, mock(badTimeout)),
+			wantDenied: []string{ruleProviderTimeout}},
+		{name: "label change: ratcheted", obj: manifest(true, mock(badTimeout)), old: manifest(false, mock(badTimeout)),
+			wantWarns: []string{ruleProviderTimeout}},
+		{name: "new violation: only it denies", obj: manifest(false, mock(badBoth)), old: manifest(false, mock(badTimeout)),
+			wantDenied: []string{ruleProviderPricing}, wantWarns: []string{ruleProviderTimeout}},
+		{name: "fix: clean", obj: manifest(false, mock(nil)), old: manifest(false, mock(badTimeout))},
+		{name: "schema finding on a label change: left to the API server", obj: manifest(true, noModel), old: manifest(false, noModel),
+			wantDenied: []string{"provider/model-required"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := FullUpdate(context.Background(), sv, Default, tc.obj, tc.old, NoFacts{}, Options{Stages: []Stage{StageAdmission}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var denied, warned []string
+			for _, f := range got {
+				switch {
+				case f.Severity == SeverityDeny:
+					denied = append(denied, f.RuleID)
+				case f.Ratcheted:
+					warned = append(warned, f.RuleID)
+				}
+			}
+			if !slices.Equal(denied, tc.wantDenied) || !slices.Equal(warned, tc.wantWarns) {
+				t.Errorf("denied %v ratcheted %v, want %v and %v (findings %v)", denied, warned, tc.wantDenied, tc.wantWarns, got)
 			}
 		})
 	}

@@ -48,7 +48,7 @@ func main() {
 	flag.IntVar(&webhookPort, "webhook-port", 9443, "port the validating webhooks are served on (TLS)")
 	flag.StringVar(&webhookHost, "webhook-host", "", "address the webhooks bind to; empty binds every interface")
 	flag.StringVar(&certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook's tls.crt and tls.key")
-	flag.StringVar(&modeName, "enforcement-mode", string(admission.ModeEnforce), "global admission mode: enforce, warn or audit; a namespace label "+admission.NamespaceModeLabel+" overrides it")
+	flag.StringVar(&modeName, "enforcement-mode", string(admission.ModeEnforce), "global admission mode: enforce, warn or audit; a namespace label "+admission.NamespaceModeLabel+" may make it stricter (or laxer with --allow-namespace-downgrade)")
 	flag.Var(severities, "rule-severity", "raise (or set) a rule's severity: <rule-id>=deny|warn; repeatable")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader (through a Lease) so only one replica runs controllers")
 	flag.StringVar(&leaderElectNS, "leader-election-namespace", "", "namespace of the leader-election Lease (defaults to the in-cluster namespace)")
