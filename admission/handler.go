@@ -1,5 +1,6 @@
 // Package admission serves the validating webhooks: one generic handler
-// (decode → rules.Evaluate → respond) wired for each kind. The API server runs
+// (decode → rules.Evaluate → on update, the rules.RatchetUpdate ratchet →
+// respond) wired for each kind. The API server runs
 // the CRD schema and its CEL before calling a validating webhook, so the
 // handler evaluates only the catalog's Go rules of the admission stage.
 package admission
