@@ -234,6 +234,11 @@ func TestSetCredentialValidCondition(t *testing.T) {
 			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialValidationError, msg: []string{"HTTP 500"}}},
 		{name: "CredentialValidationError on a timeout", p: claude(), usable: true, outcome: &ProbeOutcome{Failure: ReasonProbeTimeout, Detail: "deadline"},
 			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialValidationError}},
+		{name: "withheld by the egress policy: its reason", p: claude(), usable: true,
+			outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeHostNotAllowed, Detail: "the credential is not sent: evil.example:443 is neither"},
+			want:    wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeHostNotAllowed, msg: []string{"evil.example:443"}}},
+		{name: "egress off", p: claude(), usable: true, outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeDisabled, Detail: "off"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeDisabled}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,6 +266,12 @@ func TestSetEndpointReachableCondition(t *testing.T) {
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonProbeTimeout}},
 		{name: "InvalidEndpoint", outcome: &ProbeOutcome{Failure: ReasonInvalidEndpoint, Detail: "not a URL"},
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonInvalidEndpoint}},
+		{name: "AddressNotAllowed", outcome: &ProbeOutcome{Failure: ReasonAddressNotAllowed, Detail: "address 169.254.169.254:80 is not dialled"},
+			want: wantCond{status: metav1.ConditionFalse, reason: ReasonAddressNotAllowed}},
+		{name: "withheld: Unknown with the policy's reason", outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeInsecure, Detail: "not checked"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeInsecure}},
+		{name: "egress off", outcome: &ProbeOutcome{Withheld: ReasonEndpointProbeDisabled, Detail: "off"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonEndpointProbeDisabled}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
