@@ -535,3 +535,21 @@ func TestComputeStatusKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupFindingsBaseURL: provider/base-url (deny) makes Ready False;
+// provider/base-url-plain-http only warns and sets no condition, so an
+// in-cluster http endpoint stays usable.
+func TestGroupFindingsBaseURL(t *testing.T) {
+	base := func(u string) func(*v1alpha1.Provider) { return func(p *v1alpha1.Provider) { p.Spec.BaseURL = u } }
+	g := findings(t, claude(base("http://vllm.models.svc.cluster.local:8000/v1")), credsWithKey)
+	if len(g.other) != 0 {
+		t.Errorf("plain http: findings %v make Ready False", g.other)
+	}
+	g = findings(t, claude(base("http://metadata.google.internal/computeMetadata/v1/")), credsWithKey)
+	if len(g.other) != 1 || g.other[0].RuleID != "provider/base-url" {
+		t.Errorf("metadata host: Ready findings %v, want provider/base-url", g.other)
+	}
+	var st v1alpha1.ProviderStatus
+	setReadyCondition(&st, 1, g.other, t0, time.Minute)
+	checkCond(t, st.Conditions, ConditionReady, wantCond{status: metav1.ConditionFalse, reason: ReasonInvalidSpec, msg: []string{"[provider/base-url] spec.baseURL"}})
+}
