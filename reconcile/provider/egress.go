@@ -54,7 +54,7 @@ func ParseCredentialProbeMode(s string) (off bool, err error) {
 	case CredentialProbeOff:
 		return true, nil
 	}
-	return false, fmt.Errorf("--credential-probe: %q is neither %s nor %s", s, CredentialProbeOn, CredentialProbeOff)
+	return false, fmt.Errorf("%q is neither %s nor %s", s, CredentialProbeOn, CredentialProbeOff)
 }
 
 // ParseCredentialProbeHosts parses --credential-probe-hosts: a comma-separated
@@ -71,7 +71,7 @@ func ParseCredentialProbeHosts(s string) ([]string, error) {
 		}
 		hp, err := parseHostEntry(entry)
 		if err != nil {
-			return nil, fmt.Errorf("--credential-probe-hosts: %q: %w", entry, err)
+			return nil, fmt.Errorf("entry %q: %w", entry, err)
 		}
 		out = append(out, hp)
 	}
