@@ -43,8 +43,9 @@ func agentRuntimeTestProvider(name string, role v1alpha1.ProviderRole, caps ...v
 
 func agentRuntimeTestPack(packName, version string, live bool) v1alpha1.PromptPack {
 	p := v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Name: packName + "-" + version, Namespace: agentRuntimeTestNamespace},
-		Spec:       v1alpha1.PromptPackSpec{PackName: packName, Version: version},
+		ObjectMeta: metav1.ObjectMeta{Name: packName + "-" + version, Namespace: agentRuntimeTestNamespace,
+			Labels: map[string]string{PromptPackLabel: packName}},
+		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version},
 	}
 	if live {
 		p.Name = packName + "-live"

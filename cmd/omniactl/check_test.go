@@ -87,7 +87,7 @@ stringData:
 `
 	packSupport = `apiVersion: omnia.altairalabs.ai/v1alpha1
 kind: PromptPack
-metadata: {name: support-1, namespace: agents}
+metadata: {name: support-1, namespace: agents, labels: {omnia.altairalabs.ai/promptpack: support}}
 spec:
   packName: support
   version: 1.0.0
