@@ -79,9 +79,11 @@ func init() {
 		Condition: v1alpha1.AgentRuntimeConditionPromptPackReady,
 		Reason:    AgentRuntimeReasonInvalidPromptPackRef,
 		Doc: "Only a bare promptPackRef (no version, no track) may name a live PromptPack, and spec.rollout is not allowed when the stable pack " +
-			"or rollout.candidate.promptPackRef is live; phase Failed otherwise.",
-		Spec:  "agentruntime.md#promptpackref",
-		Check: checkAgentRuntimePromptPackLiveRef,
+			"or rollout.candidate.promptPackRef is live; phase Failed otherwise. The spec says the webhook refuses the same specs, so it runs " +
+			"this rule at admission with facts from its cache (and refuses while that cache has not synced).",
+		AdmissionFacts: true,
+		Spec:           "agentruntime.md#promptpackref",
+		Check:          checkAgentRuntimePromptPackLiveRef,
 	})
 }
 
