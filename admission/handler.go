@@ -1,7 +1,9 @@
 // Package admission serves the validating webhooks: one generic handler
 // (decode → rules.Evaluate → respond) wired for each kind. The API server runs
 // the CRD schema and its CEL before calling a validating webhook, so the
-// handler evaluates only the catalog's Go rules of the admission stage.
+// handler evaluates only the catalog's Go rules of the admission stage, plus
+// the reconcile-stage rules the spec says the webhook refuses with cluster
+// facts (Rule.AdmissionFacts), with facts from the manager's cache.
 package admission
 
 import (
@@ -32,6 +34,12 @@ type Config struct {
 	Severity map[string]rules.Severity
 	// Facts answers the licence; admission rules need no other facts.
 	Facts rules.Facts
+	// ClusterFacts, when set, gives the rules marked AdmissionFacts (those
+	// the spec says the webhook refuses with cluster state: a promptPackRef
+	// version on a live PromptPack) facts from the manager's cache. While a
+	// lookup fails — the cache has not synced — the webhook refuses such a
+	// kind in enforce mode (fail closed). Nil: those rules never run here.
+	ClusterFacts ClusterFacts
 	// Metrics records decisions and latency.
 	Metrics *Metrics
 }
@@ -78,7 +86,8 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		h.count("none", OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the %s in the request: %w", h.kind, err))
 	}
-	in := rules.Input{Object: obj, Facts: h.cfg.Facts}
+	facts, checked, opts := h.factsFor(ctx)
+	in := rules.Input{Object: obj, Facts: facts}
 	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
 		old := h.newObj()
 		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
@@ -88,13 +97,16 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		in.Old = old
 	}
 
-	findings := h.cfg.Catalog.Evaluate(h.kind, in, rules.Options{
-		Stages:   []rules.Stage{rules.StageAdmission},
-		Severity: h.cfg.Severity,
-	})
+	findings := h.cfg.Catalog.Evaluate(h.kind, in, opts)
+	mode := h.cfg.modeFor(ctx, req.Namespace)
+	if checked != nil {
+		if err := checked.Err(); err != nil {
+			return h.factsUnavailable(mode, err)
+		}
+	}
 	// The same order as every other surface (omniactl, conditions).
 	rules.SortFindings(findings)
-	return h.respond(h.cfg.modeFor(ctx, req.Namespace), req.Name, findings)
+	return h.respond(mode, req.Name, findings)
 }
 
 // respond turns findings into the admission response for a mode. Dry-run

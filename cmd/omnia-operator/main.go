@@ -82,6 +82,11 @@ func main() {
 	}
 
 	reader := mgr.GetClient()
+	webhookFacts, err := webhookClusterFacts(mgr)
+	if err != nil {
+		log.Error(err, "setting up the webhook's cluster facts")
+		os.Exit(1)
+	}
 	admission.Register(mgr.GetWebhookServer(), scheme, &admission.Config{
 		Catalog:  rules.Default,
 		Mode:     mode,
@@ -95,6 +100,7 @@ func main() {
 			}
 			return ns.Labels, nil
 		},
+		ClusterFacts: webhookFacts,
 	})
 
 	for _, setup := range controllerSetups {
