@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/altairalabs/omnia/rules"
@@ -24,16 +26,36 @@ type ClusterFacts func(ctx context.Context) CheckedFacts
 
 // factsFor returns the facts and options a request of kind is evaluated
 // with: the licence alone, or — when the catalog has rules the spec says the
-// webhook refuses with cluster facts (Rule.AdmissionFacts) and the Config
-// can look them up — facts from the cache, with those rules selected.
-func (h *Handler[T]) factsFor(ctx context.Context) (rules.Facts, CheckedFacts, rules.Options) {
+// webhook refuses with cluster facts (Rule.AdmissionFacts), the Config can
+// look them up and the request changes the spec — facts from the cache,
+// with those rules selected. An update that leaves the spec alone (labels,
+// finalizers: the generation does not move) or is made to an object being
+// deleted is never checked against cluster state, so it is never refused
+// for a cache that has not synced.
+func (h *Handler[T]) factsFor(ctx context.Context, obj, old runtime.Object) (rules.Facts, CheckedFacts, rules.Options) {
 	opts := rules.Options{Stages: []rules.Stage{rules.StageAdmission}, Severity: h.cfg.Severity}
-	if h.cfg.ClusterFacts == nil || !h.cfg.Catalog.NeedsAdmissionFacts(h.kind) {
+	if h.cfg.ClusterFacts == nil || !h.cfg.Catalog.NeedsAdmissionFacts(h.kind) || !specChanges(obj, old) {
 		return h.cfg.Facts, nil, opts
 	}
 	checked := h.cfg.ClusterFacts(ctx)
 	opts.AdmissionFacts = true
 	return checked, checked, opts
+}
+
+// specChanges reports whether a create or update may change what the
+// cluster-facts rules judge: every create; an update that moves the
+// generation (the API server bumps it, before admission, only on a spec
+// change) of an object not being deleted.
+func specChanges(obj, old runtime.Object) bool {
+	if old == nil {
+		return true
+	}
+	n, errN := meta.Accessor(obj)
+	o, errO := meta.Accessor(old)
+	if errN != nil || errO != nil {
+		return true
+	}
+	return n.GetDeletionTimestamp() == nil && n.GetGeneration() != o.GetGeneration()
 }
 
 // admissionFactsRules names the rules of kind that need cluster facts at

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -60,9 +62,11 @@ func TestHandlerAdmissionFacts(t *testing.T) {
 		t.Fatalf("could not pin the version in %s", pinned)
 	}
 	live := map[string][]v1alpha1.PromptPack{"agents/support": {livePack("agents", "support")}}
+	unavailable := errors.New("cache not started")
 	cases := []struct {
 		name        string
 		object      []byte
+		old         []byte     // an update when set
 		facts       *packFacts // nil: no ClusterFacts configured
 		mode        admission.Mode
 		wantAllowed bool
@@ -76,6 +80,13 @@ func TestHandlerAdmissionFacts(t *testing.T) {
 			wantCode: http.StatusUnprocessableEntity, wantText: "[agentruntime/promptpack-live-ref] spec.promptPackRef.version"},
 		{name: "facts unavailable: refused, retry", object: agent(t, "", ""), facts: &packFacts{err: errors.New("cache not started")},
 			wantCode: http.StatusServiceUnavailable, wantText: "retry shortly"},
+		{name: "facts unavailable, an update leaving the spec alone: admitted", object: withMeta(t, agent(t, "", ""), 3, false),
+			old: withMeta(t, agent(t, "", ""), 3, false), facts: &packFacts{err: unavailable}, wantAllowed: true},
+		{name: "facts unavailable, an update of an object being deleted: admitted", object: withMeta(t, agent(t, "", ""), 4, true),
+			old: withMeta(t, agent(t, "", ""), 3, true), facts: &packFacts{err: unavailable}, wantAllowed: true},
+		{name: "facts unavailable, an update of the spec: refused, retry", object: withMeta(t, []byte(pinned), 4, false),
+			old: withMeta(t, agent(t, "", ""), 3, false), facts: &packFacts{err: unavailable},
+			wantCode: http.StatusServiceUnavailable, wantText: "retry shortly"},
 		{name: "facts unavailable in warn mode: admitted with a warning", object: agent(t, "", ""), mode: admission.ModeWarn,
 			facts: &packFacts{err: errors.New("cache not started")}, wantAllowed: true, wantText: "agentruntime/promptpack-live-ref not checked"},
 	}
@@ -88,7 +99,11 @@ func TestHandlerAdmissionFacts(t *testing.T) {
 			if tc.facts != nil {
 				cfg.ClusterFacts = func(context.Context) admission.CheckedFacts { return tc.facts }
 			}
-			_, raw := serve(httpHandler(t, "AgentRuntime", cfg), reviewBody(t, reviewRequest{namespace: "agents", name: "a", object: tc.object}))
+			req := reviewRequest{namespace: "agents", name: "a", object: tc.object}
+			if tc.old != nil {
+				req.op, req.old = admissionv1.Update, tc.old
+			}
+			_, raw := serve(httpHandler(t, "AgentRuntime", cfg), reviewBody(t, req))
 			resp, err := decodeResponse(raw)
 			if err != nil {
 				t.Fatal(err)
@@ -129,4 +144,25 @@ spec: {type: claude, model: claude-sonnet-4-20250514}
 	if !resp.Allowed || facts.lookups != 0 {
 		t.Errorf("allowed %v after %d lookups, want allowed with none: %+v", resp.Allowed, facts.lookups, resp.Result)
 	}
+}
+
+// withMeta sets the generation (the API server bumps it before admission
+// only when the spec changes) and, when deleting, a deletionTimestamp.
+func withMeta(t *testing.T, obj []byte, generation int64, deleting bool) []byte {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(obj); err != nil {
+		t.Fatal(err)
+	}
+	u.SetGeneration(generation)
+	if deleting {
+		now := metav1.Now()
+		u.SetDeletionTimestamp(&now)
+		u.SetFinalizers([]string{"omnia.altairalabs.ai/cleanup"})
+	}
+	out, err := u.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -86,8 +86,7 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		h.count("none", OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the %s in the request: %w", h.kind, err))
 	}
-	facts, checked, opts := h.factsFor(ctx)
-	in := rules.Input{Object: obj, Facts: facts}
+	in := rules.Input{Object: obj}
 	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
 		old := h.newObj()
 		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
@@ -96,6 +95,8 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		}
 		in.Old = old
 	}
+	facts, checked, opts := h.factsFor(ctx, obj, in.Old)
+	in.Facts = facts
 
 	findings := h.cfg.Catalog.Evaluate(h.kind, in, opts)
 	mode := h.cfg.modeFor(ctx, req.Namespace)

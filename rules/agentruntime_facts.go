@@ -213,8 +213,8 @@ func checkAgentRuntimePromptPackResolves(in Input) field.ErrorList {
 	if len(packs.published) == 0 {
 		p := base.Child("name")
 		return field.ErrorList{field.Invalid(p, ref.Name,
-			"no PromptPack in "+namespaceText(ar.Namespace)+" has spec.packName "+ref.Name+"; create one or fix "+p.String()+
-				" (it names the logical pack name, not a PromptPack object name)")}
+			"no PromptPack in "+namespaceText(ar.Namespace)+" is labelled "+PromptPackLabel+"="+ref.Name+"; create one (its spec.packName "+
+				ref.Name+", with that label) or fix "+p.String()+" (it names the logical pack name, not a PromptPack object name)")}
 	}
 	switch {
 	case ref.Version != "":
