@@ -74,9 +74,16 @@ func (f *Facts) notFound(err error, what string) bool {
 	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 		return true
 	}
+	wrapped := fmt.Errorf("looking up %s: %w", what, err)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.errs = append(f.errs, fmt.Errorf("looking up %s: %w", what, err))
+	// Several rules ask the same question: report each failure once.
+	for _, e := range f.errs {
+		if e.Error() == wrapped.Error() {
+			return false
+		}
+	}
+	f.errs = append(f.errs, wrapped)
 	return false
 }
 

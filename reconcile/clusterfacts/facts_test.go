@@ -85,6 +85,9 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if !errors.Is(err, c.err) && !strings.Contains(err.Error(), c.err.Error()) {
 				t.Errorf("Err = %v, does not carry %v", err, c.err)
 			}
+			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
+				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
+			}
 			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "Workspaces"} {
 				if !strings.Contains(err.Error(), what) {
 					t.Errorf("Err = %v, does not name the lookup %q", err, what)
