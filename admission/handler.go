@@ -2,7 +2,9 @@
 // (decode → rules.Evaluate → on update, the rules.RatchetUpdate ratchet →
 // respond) wired for each kind. The API server runs
 // the CRD schema and its CEL before calling a validating webhook, so the
-// handler evaluates only the catalog's Go rules of the admission stage.
+// handler evaluates only the catalog's Go rules of the admission stage, plus
+// the reconcile-stage rules the spec says the webhook refuses with cluster
+// facts (Rule.AdmissionFacts), with facts from the manager's cache.
 package admission
 
 import (
@@ -33,6 +35,12 @@ type Config struct {
 	Severity map[string]rules.Severity
 	// Facts answers the licence; admission rules need no other facts.
 	Facts rules.Facts
+	// ClusterFacts, when set, gives the rules marked AdmissionFacts (those
+	// the spec says the webhook refuses with cluster state: a promptPackRef
+	// version on a live PromptPack) facts from the manager's cache. While a
+	// lookup fails — the cache has not synced — the webhook refuses such a
+	// kind in enforce mode (fail closed). Nil: those rules never run here.
+	ClusterFacts ClusterFacts
 	// Metrics records decisions, findings and latency.
 	Metrics *Metrics
 	// ExcludedNamespace is never validated: the operator's own namespace, so
@@ -94,7 +102,7 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		h.decided(OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the %s in the request: %w", h.kind, err))
 	}
-	in := rules.Input{Object: obj, Facts: h.cfg.Facts}
+	in := rules.Input{Object: obj}
 	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
 		old := h.newObj()
 		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
@@ -103,18 +111,22 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		}
 		in.Old = old
 	}
+	facts, checked, opts := h.factsFor(ctx, obj, in.Old)
+	in.Facts = facts
 
-	opts := rules.Options{
-		Stages:   []rules.Stage{rules.StageAdmission},
-		Severity: h.cfg.Severity,
-	}
 	findings := h.cfg.Catalog.Evaluate(h.kind, in, opts)
 	if in.Old != nil {
 		findings = h.ratchet(in, findings, opts)
 	}
+	mode := h.cfg.modeFor(ctx, req.Namespace)
+	if checked != nil {
+		if err := checked.Err(); err != nil {
+			return h.factsUnavailable(mode, err)
+		}
+	}
 	// The same order as every other surface (omniactl, conditions).
 	rules.SortFindings(findings)
-	return h.respond(h.cfg.modeFor(ctx, req.Namespace), req.Name, findings)
+	return h.respond(mode, req.Name, findings)
 }
 
 // ratchet applies the update ratchet (rules.RatchetUpdate): only what the
@@ -122,7 +134,7 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 // catalog and options, and only when the ratchet needs it.
 func (h *Handler[T]) ratchet(in rules.Input, findings []rules.Finding, opts rules.Options) []rules.Finding {
 	return rules.RatchetUpdate(in.Object, in.Old, findings, func() []rules.Finding {
-		return h.cfg.Catalog.Evaluate(h.kind, rules.Input{Object: in.Old, Facts: h.cfg.Facts}, opts)
+		return h.cfg.Catalog.Evaluate(h.kind, rules.Input{Object: in.Old, Facts: in.Facts}, opts)
 	})
 }
 

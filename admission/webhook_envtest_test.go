@@ -231,6 +231,14 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("a pinned version on a live PromptPack refused by the API server", func(t *testing.T) {
+		testLivePackRefusedByOperator(t, dyn)
+	})
+
+	t.Run("a webhook whose cache has not synced refuses, then admits once synced", func(t *testing.T) {
+		testFailClosedUntilSynced(t, env, dyn, kube)
+	})
+
 	t.Run("the operator's namespace is not validated", func(t *testing.T) {
 		if err := create(object("omnia-system", "packmode", "", reservedEnvExtra), true); err != nil {
 			t.Errorf("the webhook's namespaceSelector should skip omnia-system: %v", err)

@@ -5,6 +5,7 @@ package conditions
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,16 +42,28 @@ func FromFindings[F Finding](condType string, findings []F, okReason, okMessage,
 		Type:               condType,
 		Status:             metav1.ConditionFalse,
 		Reason:             reason,
-		Message:            truncate(strings.Join(parts, "; ")),
+		Message:            Truncate(strings.Join(parts, "; "), maxMessage),
 		ObservedGeneration: generation,
 	}
 }
 
-func truncate(s string) string {
-	if len(s) <= maxMessage {
+// Truncate bounds s to at most max bytes, ending it with "..." when it is
+// cut. It cuts on a UTF-8 boundary, so a message naming a non-ASCII value is
+// still valid UTF-8 (the API server refuses a condition message that is
+// not). Condition messages and event notes use it.
+func Truncate(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	return s[:maxMessage-3] + "..."
+	const ellipsis = "..."
+	if max < len(ellipsis) {
+		return ellipsis[:max]
+	}
+	cut := max - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
 }
 
 // Set puts c into *conds, replacing the condition of the same type. The

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -112,5 +113,41 @@ func TestRollUp(t *testing.T) {
 				t.Fatalf("got %+v", c)
 			}
 		})
+	}
+}
+
+// TestTruncateOnRuneBoundary: a message cut to the bound stays valid UTF-8,
+// as the API server requires of a condition message.
+func TestTruncateOnRuneBoundary(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		max  int
+		want string
+	}{
+		{"short enough", "héllo", 6, "héllo"},
+		{"ascii cut", "abcdefghij", 8, "abcde..."},
+		// "é" is 2 bytes: a byte cut at 5 would split it.
+		{"cut inside a two-byte rune", "abcdéfgh", 8, "abcd..."},
+		// "世" is 3 bytes at 2..4: cutting at 3 or 4 would split it.
+		{"cut inside a three-byte rune", "ab世界cdef", 7, "ab..."},
+		{"emoji", "a🙂🙂🙂", 9, "a🙂..."},
+		{"bound below the ellipsis", "abcdef", 2, ".."},
+	}
+	for _, c := range cases {
+		got := Truncate(c.in, c.max)
+		if got != c.want || len(got) > c.max || !utf8.ValidString(got) {
+			t.Errorf("%s: Truncate(%q, %d) = %q (valid UTF-8 %v), want %q", c.name, c.in, c.max, got, utf8.ValidString(got), c.want)
+		}
+	}
+	// A condition message of many non-ASCII findings is cut to maxMessage
+	// bytes and stays valid.
+	var fs []finding
+	for i := 0; i < 2000; i++ {
+		fs = append(fs, finding{"provider/x", "spec.y", "R", "é"})
+	}
+	c := FromFindings("Ready", fs, "", "", "R", 1)
+	if len(c.Message) > maxMessage || !utf8.ValidString(c.Message) {
+		t.Errorf("condition message: %d bytes, valid UTF-8 %v", len(c.Message), utf8.ValidString(c.Message))
 	}
 }

@@ -29,11 +29,23 @@ func init() {
 		Kinds:    agentRuntimeKinds,
 		Stage:    StageAdmission,
 		Severity: SeverityDeny,
-		Doc: "Every duration string must parse as a Go duration: facades[].drainTimeout, clientToolTimeout, a2a.taskTTL, a2a.conversationTTL, " +
+		Doc: "Every duration string must parse as a Go duration: facades[].drainTimeout, clientToolTimeout, a2a.taskTTL, " +
 			"a2a.clients[].timeout; a2aClients[].timeout; context.ttl; sandbox.idleTimeout, releaseGrace, mountReleaseGrace; " +
 			"media.storage.defaultTTL, uploadURLTTL, downloadURLTTL; rollout.steps[].pause.duration.",
 		Spec:  "agentruntime.md#spec-fields",
 		Check: checkAgentRuntimeDurations,
+	})
+	// The spec says a2a.conversationTTL is deprecated and ignored, and
+	// states no refusal: a malformed value warns.
+	Default.Register(Rule{
+		ID:       "agentruntime/conversation-ttl-format",
+		Kinds:    agentRuntimeKinds,
+		Stage:    StageAdmission,
+		Severity: SeverityWarn,
+		Doc: "facades[].a2a.conversationTTL is deprecated and ignored (the A2A facade holds no conversations); a value that is not a " +
+			"Go duration is warned about, not refused.",
+		Spec:  "agentruntime.md#facadesa2a",
+		Check: checkAgentRuntimeConversationTTL,
 	})
 	Default.Register(Rule{
 		ID:       "agentruntime/drain-timeout-range",
@@ -95,7 +107,6 @@ func agentRuntimeDurations(ar *v1alpha1.AgentRuntime) []agentRuntimeDuration {
 		add(fp.Child("clientToolTimeout"), f.ClientToolTimeout)
 		if a := f.A2A; a != nil {
 			add(fp.Child("a2a", "taskTTL"), a.TaskTTL)
-			add(fp.Child("a2a", "conversationTTL"), a.ConversationTTL)
 			clients(a.Clients, fp.Child("a2a", "clients"))
 		}
 	}
@@ -134,6 +145,27 @@ func checkAgentRuntimeDurations(in Input) field.ErrorList {
 		if _, err := time.ParseDuration(d.value); err != nil {
 			errs = append(errs, field.Invalid(d.path, d.value, d.path.String()+" must be a Go duration: "+agentRuntimeDurationHint))
 		}
+	}
+	return errs
+}
+
+func checkAgentRuntimeConversationTTL(in Input) field.ErrorList {
+	ar := agentRuntimeOf(in.Object)
+	if ar == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range ar.Spec.Facades {
+		a := ar.Spec.Facades[i].A2A
+		if a == nil || a.ConversationTTL == "" {
+			continue
+		}
+		if _, err := time.ParseDuration(a.ConversationTTL); err == nil {
+			continue
+		}
+		p := field.NewPath("spec", "facades").Index(i).Child("a2a", "conversationTTL")
+		errs = append(errs, field.Invalid(p, a.ConversationTTL,
+			p.String()+" is deprecated and ignored, and this value is not a Go duration ("+agentRuntimeDurationHint+"): remove it"))
 	}
 	return errs
 }

@@ -79,9 +79,11 @@ func init() {
 		Condition: v1alpha1.AgentRuntimeConditionPromptPackReady,
 		Reason:    AgentRuntimeReasonInvalidPromptPackRef,
 		Doc: "Only a bare promptPackRef (no version, no track) may name a live PromptPack, and spec.rollout is not allowed when the stable pack " +
-			"or rollout.candidate.promptPackRef is live; phase Failed otherwise.",
-		Spec:  "agentruntime.md#promptpackref",
-		Check: checkAgentRuntimePromptPackLiveRef,
+			"or rollout.candidate.promptPackRef is live; phase Failed otherwise. The spec says the webhook refuses the same specs, so it runs " +
+			"this rule at admission with facts from its cache (and refuses while that cache has not synced).",
+		AdmissionFacts: true,
+		Spec:           "agentruntime.md#promptpackref",
+		Check:          checkAgentRuntimePromptPackLiveRef,
 	})
 }
 
@@ -211,8 +213,8 @@ func checkAgentRuntimePromptPackResolves(in Input) field.ErrorList {
 	if len(packs.published) == 0 {
 		p := base.Child("name")
 		return field.ErrorList{field.Invalid(p, ref.Name,
-			"no PromptPack in "+namespaceText(ar.Namespace)+" has spec.packName "+ref.Name+"; create one or fix "+p.String()+
-				" (it names the logical pack name, not a PromptPack object name)")}
+			"no PromptPack in "+namespaceText(ar.Namespace)+" is labelled "+PromptPackLabel+"="+ref.Name+"; create one (its spec.packName "+
+				ref.Name+", with that label) or fix "+p.String()+" (it names the logical pack name, not a PromptPack object name)")}
 	}
 	switch {
 	case ref.Version != "":

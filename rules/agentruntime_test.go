@@ -43,8 +43,9 @@ func agentRuntimeTestProvider(name string, role v1alpha1.ProviderRole, caps ...v
 
 func agentRuntimeTestPack(packName, version string, live bool) v1alpha1.PromptPack {
 	p := v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Name: packName + "-" + version, Namespace: agentRuntimeTestNamespace},
-		Spec:       v1alpha1.PromptPackSpec{PackName: packName, Version: version},
+		ObjectMeta: metav1.ObjectMeta{Name: packName + "-" + version, Namespace: agentRuntimeTestNamespace,
+			Labels: map[string]string{PromptPackLabel: packName}},
+		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version},
 	}
 	if live {
 		p.Name = packName + "-live"
@@ -399,7 +400,7 @@ func TestAgentRuntimeRules(t *testing.T) {
 			{"agentruntime/duration-format", "spec.facades[0].drainTimeout"},
 			{"agentruntime/duration-format", "spec.facades[0].clientToolTimeout"},
 			{"agentruntime/duration-format", "spec.facades[1].a2a.taskTTL"},
-			{"agentruntime/duration-format", "spec.facades[1].a2a.conversationTTL"},
+			{"agentruntime/conversation-ttl-format", "spec.facades[1].a2a.conversationTTL"},
 			{"agentruntime/duration-format", "spec.facades[1].a2a.clients[0].timeout"},
 			{"agentruntime/duration-format", "spec.context.ttl"},
 			{"agentruntime/duration-format", "spec.sandbox.idleTimeout"},
@@ -413,6 +414,15 @@ func TestAgentRuntimeRules(t *testing.T) {
 		{name: "a2aClients timeout malformed", mutate: func(ar *v1alpha1.AgentRuntime) {
 			ar.Spec.A2AClients = []v1alpha1.AgentRuntimeA2AClient{{Name: "ext", URL: "https://agents.example.com", Timeout: "2mins"}}
 		}, want: []agentRuntimeWant{{"agentruntime/duration-format", "spec.a2aClients[0].timeout"}}},
+
+		// agentruntime/conversation-ttl-format (a warning: the field is
+		// deprecated and ignored)
+		{name: "conversationTTL a duration", mutate: agentRuntimeAll(agentRuntimeA2AFacade(), func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Facades[1].A2A.ConversationTTL = "30m"
+		})},
+		{name: "conversationTTL malformed", mutate: agentRuntimeAll(agentRuntimeA2AFacade(), func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Facades[1].A2A.ConversationTTL = "forever"
+		}), want: []agentRuntimeWant{{"agentruntime/conversation-ttl-format", "spec.facades[1].a2a.conversationTTL"}}},
 
 		// agentruntime/drain-timeout-range
 		{name: "drainTimeout 600s", mutate: func(ar *v1alpha1.AgentRuntime) { ar.Spec.Facades[0].DrainTimeout = "10m" }},
@@ -523,6 +533,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/custom-facade-license":          {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/duration-format":                {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/drain-timeout-range":            {StageAdmission, SeverityWarn, "", ""},
+		"agentruntime/conversation-ttl-format":        {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/sandbox-release-grace-positive": {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/provider-exists":                {StageReconcile, SeverityWarn, "ProviderReady", "ProviderNotFound"},
 		"agentruntime/provider-role":                  {StageReconcile, SeverityWarn, "ProviderReady", "RoleMismatch"},

@@ -40,6 +40,9 @@ func (c *Catalog) Register(r Rule) {
 	if len(r.PrunedFields) > 0 && r.PrunedMessage == "" {
 		panic(fmt.Sprintf("rules: rule %q on pruned fields has no message", r.ID))
 	}
+	if r.AdmissionFacts && (r.Stage != StageReconcile || r.Source != SourceGo) {
+		panic(fmt.Sprintf("rules: rule %q: only a Go reconcile-stage rule is marked AdmissionFacts", r.ID))
+	}
 	if len(r.Kinds) == 0 || r.Stage == "" || r.Severity == "" || r.Doc == "" || r.Spec == "" {
 		panic(fmt.Sprintf("rules: rule %q needs kinds, stage, severity, doc and spec", r.ID))
 	}
@@ -58,6 +61,17 @@ func (c *Catalog) Lookup(id string) (*Rule, bool) {
 	return r, ok
 }
 
+// NeedsAdmissionFacts reports whether a Go rule for kind is marked
+// AdmissionFacts: the webhook then evaluates kind with cluster facts.
+func (c *Catalog) NeedsAdmissionFacts(kind string) bool {
+	for _, r := range c.rules {
+		if r.AdmissionFacts && r.Check != nil && slices.Contains(r.Kinds, kind) {
+			return true
+		}
+	}
+	return false
+}
+
 // Rules returns every rule, sorted by ID.
 func (c *Catalog) Rules() []*Rule {
 	out := make([]*Rule, 0, len(c.order))
@@ -71,6 +85,9 @@ func (c *Catalog) Rules() []*Rule {
 type Options struct {
 	// Stages to run; empty runs every stage.
 	Stages []Stage
+	// AdmissionFacts also runs the reconcile-stage rules marked
+	// AdmissionFacts (the webhook, with facts from its cache).
+	AdmissionFacts bool
 	// SkipSchemaSource skips catalog entries whose Source is schema (the
 	// webhook: the API server already ran them). Go rules always run.
 	SkipSchemaSource bool
@@ -78,7 +95,9 @@ type Options struct {
 	Severity map[string]Severity
 }
 
-func (o Options) wantStage(s Stage) bool { return len(o.Stages) == 0 || slices.Contains(o.Stages, s) }
+func (o Options) wantRule(r *Rule) bool {
+	return len(o.Stages) == 0 || slices.Contains(o.Stages, r.Stage) || (o.AdmissionFacts && r.AdmissionFacts)
+}
 
 // Evaluate runs the Go rules that apply to in.Object's kind and returns their
 // findings. Schema rules are evaluated by SchemaValidator.
@@ -89,7 +108,7 @@ func (c *Catalog) Evaluate(kind string, in Input, opts Options) []Finding {
 	var out []Finding
 	for _, id := range c.order {
 		r := c.rules[id]
-		if r.Check == nil || !slices.Contains(r.Kinds, kind) || !opts.wantStage(r.Stage) {
+		if r.Check == nil || !slices.Contains(r.Kinds, kind) || !opts.wantRule(r) {
 			continue
 		}
 		for _, err := range r.Check(in) {

@@ -6,12 +6,17 @@ import (
 
 // Facts answers the cluster-state questions reconcile-stage rules ask. The
 // reconcilers answer from the manager's cache, omniactl from the other
-// documents it was given, the webhook with NoFacts (admission rules need none
-// beyond the licence).
+// documents it was given, the webhook from its cache for the rules marked
+// AdmissionFacts and with the licence alone for the others.
+//
+// Rules see answers only: found or not found. A source that can fail to look
+// (a cache that has not synced, a Forbidden) keeps that to itself and tells
+// its caller, which then discards the evaluation (see clusterfacts.Facts.Err).
 type Facts interface {
 	// Provider returns the Provider namespace/name, if it exists.
 	Provider(namespace, name string) (*v1alpha1.Provider, bool)
-	// PromptPacks returns the PromptPacks in namespace labelled with packName.
+	// PromptPacks returns the PromptPacks in namespace labelled
+	// PromptPackLabel=packName.
 	PromptPacks(namespace, packName string) []v1alpha1.PromptPack
 	// SecretKeys returns the data keys of the Secret namespace/name, if it
 	// exists. Values are never handed to rules.
@@ -23,7 +28,8 @@ type Facts interface {
 	// Secret or key is missing, or the facts hold no values (omniactl keeps
 	// Secret keys only).
 	SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool)
-	// Workspace returns the Workspace bound to namespace, if any.
+	// Workspace returns the Workspace whose spec.namespace.name is
+	// namespace, if any.
 	Workspace(namespace string) (*v1alpha1.Workspace, bool)
 	// License returns the verified licence in force.
 	License() License
@@ -31,6 +37,13 @@ type Facts interface {
 	// "omnia.altairalabs.ai/ToolPolicy") is installed.
 	CRDInstalled(groupKind string) bool
 }
+
+// PromptPackLabel labels a PromptPack with its pack name: an agent's
+// spec.promptPackRef.name finds the PromptPacks labelled
+// PromptPackLabel=<name> in its namespace (agentruntime.md, promptPackRef).
+// It is the key existing installations use; promptpack/label-matches checks
+// that it equals spec.packName.
+const PromptPackLabel = "omnia.altairalabs.ai/promptpack"
 
 // License is what a verified licence grants, as rules see it.
 type License struct {

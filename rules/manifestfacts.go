@@ -25,9 +25,9 @@ import (
 type ManifestFacts struct {
 	providers  map[string]*v1alpha1.Provider   // namespace/name
 	packs      map[string]*v1alpha1.PromptPack // namespace/name
-	packNames  map[string][]string             // namespace/packName → names, in order added
+	packNames  map[string][]string             // namespace/PromptPackLabel value → names, in order added
 	secrets    map[string][]string             // namespace/name → data keys
-	workspaces map[string]*v1alpha1.Workspace  // spec.namespace
+	workspaces map[string]*v1alpha1.Workspace  // spec.namespace.name
 	policies   map[string]*v1alpha1.ToolPolicy // namespace/name
 	crds       map[string]bool                 // group/Kind
 }
@@ -72,14 +72,20 @@ func (f *ManifestFacts) Add(obj runtime.Object) error {
 	case *v1alpha1.Provider:
 		f.providers[factKey(o.Namespace, o.Name)] = o
 	case *v1alpha1.PromptPack:
+		// Found by its label, as the cluster finds it; a pack without the
+		// label is found by no pack name (promptpack/label-matches says so).
 		key := factKey(o.Namespace, o.Name)
 		if old, ok := f.packs[key]; ok {
-			byName := factKey(old.Namespace, old.Spec.PackName)
-			f.packNames[byName] = slices.DeleteFunc(f.packNames[byName], func(n string) bool { return n == o.Name })
+			if label, ok := old.Labels[PromptPackLabel]; ok {
+				byName := factKey(old.Namespace, label)
+				f.packNames[byName] = slices.DeleteFunc(f.packNames[byName], func(n string) bool { return n == o.Name })
+			}
 		}
 		f.packs[key] = o
-		byName := factKey(o.Namespace, o.Spec.PackName)
-		f.packNames[byName] = append(f.packNames[byName], o.Name)
+		if label, ok := o.Labels[PromptPackLabel]; ok {
+			byName := factKey(o.Namespace, label)
+			f.packNames[byName] = append(f.packNames[byName], o.Name)
+		}
 	case *v1alpha1.Workspace:
 		// Cluster-scoped: looked up by the namespace it owns.
 		for ns, w := range f.workspaces {
@@ -87,7 +93,7 @@ func (f *ManifestFacts) Add(obj runtime.Object) error {
 				delete(f.workspaces, ns)
 			}
 		}
-		f.workspaces[o.Spec.Namespace] = o
+		f.workspaces[o.Spec.Namespace.Name] = o
 	case *v1alpha1.ToolPolicy:
 		f.policies[factKey(o.Namespace, o.Name)] = o
 		f.crds[toolPolicyGroupKind] = true
@@ -113,8 +119,8 @@ func (f *ManifestFacts) Provider(namespace, name string) (*v1alpha1.Provider, bo
 	return p, ok
 }
 
-// PromptPacks implements Facts: the packs in namespace whose spec.packName
-// is packName, in the order they were added.
+// PromptPacks implements Facts: the packs in namespace labelled
+// PromptPackLabel=packName, in the order they were added.
 func (f *ManifestFacts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
 	names := f.packNames[factKey(namespace, packName)]
 	if len(names) == 0 {
@@ -136,7 +142,7 @@ func (f *ManifestFacts) SecretKeys(namespace, name string) ([]string, bool) {
 	return slices.Clone(keys), true
 }
 
-// Workspace implements Facts: the Workspace whose spec.namespace is
+// Workspace implements Facts: the Workspace whose spec.namespace.name is
 // namespace.
 func (f *ManifestFacts) Workspace(namespace string) (*v1alpha1.Workspace, bool) {
 	w, ok := f.workspaces[namespace]

@@ -15,8 +15,20 @@ func manifestMeta(ns, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: ns, Name: name}
 }
 
+// manifestPack is a PromptPack labelled with its pack name, as the spec
+// says a pack is found.
 func manifestPack(name, packName, version string) *v1alpha1.PromptPack {
-	return &v1alpha1.PromptPack{ObjectMeta: manifestMeta("agents", name), Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version}}
+	return manifestLabelledPack(name, packName, packName, version)
+}
+
+// manifestLabelledPack is a PromptPack whose PromptPackLabel is label ("" for
+// none) and whose spec.packName is packName.
+func manifestLabelledPack(name, label, packName, version string) *v1alpha1.PromptPack {
+	meta := manifestMeta("agents", name)
+	if label != "" {
+		meta.Labels = map[string]string{PromptPackLabel: label}
+	}
+	return &v1alpha1.PromptPack{ObjectMeta: meta, Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version}}
 }
 
 func packNames(ps []v1alpha1.PromptPack) []string {
@@ -37,7 +49,11 @@ func TestManifestFactsLookups(t *testing.T) {
 		// A later document with the same name replaces the earlier one,
 		// here moving it to another pack name.
 		manifestPack("support-2", "other", "2.0.0"),
-		&v1alpha1.Workspace{ObjectMeta: manifestMeta("", "team-a"), Spec: v1alpha1.WorkspaceSpec{Namespace: "agents"}},
+		// Found by the label, not by spec.packName: the cluster lists by
+		// label, and so do the manifests.
+		manifestLabelledPack("unlabelled", "", "support", "3.0.0"),
+		manifestLabelledPack("relabelled", "legacy", "support", "4.0.0"),
+		&v1alpha1.Workspace{ObjectMeta: manifestMeta("", "team-a"), Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: "agents"}}},
 		&v1alpha1.ToolPolicy{ObjectMeta: manifestMeta("agents", "p"), Spec: v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: "tools"}}},
 	} {
 		if err := f.Add(obj); err != nil {
@@ -58,6 +74,9 @@ func TestManifestFactsLookups(t *testing.T) {
 	}
 	if got := packNames(f.PromptPacks("agents", "other")); !slices.Equal(got, []string{"other-1", "support-2"}) {
 		t.Errorf("packs of other: %v", got)
+	}
+	if got := packNames(f.PromptPacks("agents", "legacy")); !slices.Equal(got, []string{"relabelled"}) {
+		t.Errorf("packs labelled legacy: %v", got)
 	}
 	if got := f.PromptPacks("default", "support"); got != nil {
 		t.Errorf("packs in another namespace: %v", got)

@@ -1,15 +1,56 @@
 package rules
 
-// PromptPack is one of the minimal kinds the contracts reference; its only
-// rule is the schema's.
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// PromptPack rules: the schema's source rule and the pack-name label an
+// agent finds the pack by.
+
+const kindPromptPack = "PromptPack"
+
 func init() {
 	Default.Register(Rule{
 		ID:       "promptpack/source-exactly-one",
-		Kinds:    []string{"PromptPack"},
+		Kinds:    []string{kindPromptPack},
 		Stage:    StageAdmission,
 		Severity: SeverityDeny,
 		Source:   SourceSchema,
 		Doc:      "spec.source sets exactly one of configMapRef (a published pack) or live (an Arena project's working copy).",
 		Spec:     "agentruntime.md#promptpackref",
 	})
+	// The spec says agents find a pack by this label; it does not say a pack
+	// without it is refused, so the rule warns.
+	Default.Register(Rule{
+		ID:       "promptpack/label-matches",
+		Kinds:    []string{kindPromptPack},
+		Stage:    StageAdmission,
+		Severity: SeverityWarn,
+		Doc: "The label " + PromptPackLabel + " equals spec.packName: an AgentRuntime's promptPackRef.name finds the PromptPacks " +
+			"labelled with it, so a pack without the label, or with another value, is not found under its spec.packName.",
+		Spec:  "agentruntime.md#promptpackref",
+		Check: checkPromptPackLabel,
+	})
+}
+
+func checkPromptPackLabel(in Input) field.ErrorList {
+	p, _ := in.Object.(*v1alpha1.PromptPack)
+	if p == nil || p.Spec.PackName == "" {
+		return nil // a missing packName is the schema's
+	}
+	path := field.NewPath("metadata", "labels").Key(PromptPackLabel)
+	label, ok := p.Labels[PromptPackLabel]
+	switch {
+	case !ok:
+		return field.ErrorList{field.Required(path,
+			"the label "+PromptPackLabel+" is missing: agents find a PromptPack by it, so no promptPackRef.name finds this pack; "+
+				"set it to the spec.packName "+p.Spec.PackName)}
+	case label != p.Spec.PackName:
+		return field.ErrorList{field.Invalid(path, label,
+			"the label "+PromptPackLabel+" is "+label+" but spec.packName is "+p.Spec.PackName+
+				": agents find this pack under the label's value; set the label to "+p.Spec.PackName)}
+	}
+	return nil
 }

@@ -76,6 +76,11 @@ type Rule struct {
 	Spec string
 	// Source is schema or go.
 	Source Source
+	// AdmissionFacts marks a reconcile-stage rule the spec says the webhook
+	// refuses too (e.g. a promptPackRef version on a live PromptPack): the
+	// webhook runs it with facts from its cache, and denies while that cache
+	// cannot answer. Other reconcile-stage rules never run at admission.
+	AdmissionFacts bool
 	// Check is nil for schema rules (the CRD carries them) and for rules on
 	// pruned fields.
 	Check Check

@@ -20,8 +20,12 @@ func (s SeverityOverrides) Set(v string) error {
 	if !ok {
 		return fmt.Errorf("want <rule-id>=deny|warn, got %q", v)
 	}
-	if _, known := Default.Lookup(id); !known {
+	r, known := Default.Lookup(id)
+	if !known {
 		return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
+	}
+	if err := Overridable(r); err != nil {
+		return err
 	}
 	switch Severity(sev) {
 	case SeverityDeny, SeverityWarn:
@@ -29,4 +33,20 @@ func (s SeverityOverrides) Set(v string) error {
 		return nil
 	}
 	return fmt.Errorf("severity %q for %s is not deny or warn", sev, id)
+}
+
+// Overridable reports why a severity override cannot affect r, or nil when
+// it can: only a Go rule that runs at admission (the admission stage, or a
+// reconcile-stage rule marked AdmissionFacts) denies or warns by severity.
+// A schema rule is enforced by the API server before any webhook, and a
+// reconcile-stage rule only sets conditions, so an override of either would
+// be silently ignored.
+func Overridable(r *Rule) error {
+	switch {
+	case r.Source == SourceSchema:
+		return fmt.Errorf("rule %s is a schema rule: the API server enforces it before the webhook, so its severity cannot be changed", r.ID)
+	case r.Stage == StageReconcile && !r.AdmissionFacts:
+		return fmt.Errorf("rule %s is a reconcile-stage rule: it sets conditions and never denies or warns at admission, so its severity cannot be changed", r.ID)
+	}
+	return nil
 }

@@ -55,12 +55,16 @@ func init() {
 		Check: checkToolRegistryHandlerConfigRequired,
 	})
 	Default.Register(Rule{
-		ID:       "toolregistry/handler-config-type",
-		Kinds:    toolRegistryKinds,
-		Stage:    StageAdmission,
-		Severity: SeverityDeny,
-		Doc: "A handler sets no config block of another type (e.g. mcpConfig on an http handler, clientConfig on a non-client handler); " +
-			"platform handlers and the platform block are the schema's (platform-handler-fields, platform-config-type).",
+		ID:    "toolregistry/handler-config-type",
+		Kinds: toolRegistryKinds,
+		Stage: StageAdmission,
+		// The spec refuses another type's block only on a platform handler
+		// (the schema's); on the others the block is ignored, so this warns
+		// and leaves HandlersValid alone.
+		Severity: SeverityWarn,
+		Doc: "A non-platform handler's config block of another type (e.g. mcpConfig on an http handler, clientConfig on a non-client handler) " +
+			"is ignored, with an admission warning; it does not fail the registry. Platform handlers and the platform block are the " +
+			"schema's (platform-handler-fields, platform-config-type).",
 		Spec:  "toolregistry.md#handler-definition",
 		Check: checkToolRegistryHandlerConfigType,
 	})
@@ -116,8 +120,9 @@ func init() {
 		Kinds:    toolRegistryKinds,
 		Stage:    StageAdmission,
 		Severity: SeverityWarn,
-		Doc: "The auth stanza applies to http, openapi, grpc and mcp handlers; on a client handler it has no effect, and " +
-			"workloadIdentity there fails the AgentRuntime reconcile.",
+		Doc: "The auth stanza applies to http, openapi, grpc and mcp handlers; on a client handler it has no effect (an admission " +
+			"warning; the registry is not failed), and workloadIdentity there fails the AgentRuntime reconcile. An empty auth " +
+			"(no type but none, no credential source) is not a finding.",
 		Spec:  "toolregistry.md#authenticating-tools",
 		Check: checkToolRegistryAuthHandlerType,
 	})
@@ -338,7 +343,7 @@ func checkToolRegistryHandlerConfigType(in Input) field.ErrorList {
 		for _, b := range toolRegistryConfigBlocks {
 			if b.forType != h.Type && b.set(h) {
 				errs = append(errs, field.Forbidden(toolRegistryHandlersPath.Index(i).Child(b.name),
-					b.name+" is only permitted when type is "+string(b.forType)+", and this handler's type is "+string(h.Type)+
+					b.name+" configures a "+string(b.forType)+" handler and is ignored on this "+string(h.Type)+" handler"+
 						": remove "+b.name+" or change type"))
 			}
 		}
@@ -506,7 +511,7 @@ func checkToolRegistryAuthHandlerType(in Input) field.ErrorList {
 	var errs field.ErrorList
 	for i := range tr.Spec.Handlers {
 		h := &tr.Spec.Handlers[i]
-		if h.Type != v1alpha1.ToolRegistryHandlerTypeClient || h.Auth == nil {
+		if h.Type != v1alpha1.ToolRegistryHandlerTypeClient || toolRegistryAuthEmpty(h.Auth) {
 			continue
 		}
 		errs = append(errs, field.Forbidden(toolRegistryHandlersPath.Index(i).Child("auth"),
@@ -514,6 +519,13 @@ func checkToolRegistryAuthHandlerType(in Input) field.ErrorList {
 				"(workloadIdentity on it fails the AgentRuntime reconcile): remove auth"))
 	}
 	return errs
+}
+
+// toolRegistryAuthEmpty reports whether an auth stanza asks for nothing:
+// absent, or `auth: {}` (stored as type none) with no credential source.
+func toolRegistryAuthEmpty(a *v1alpha1.ToolRegistryHandlerAuth) bool {
+	return a == nil || ((a.Type == "" || a.Type == v1alpha1.ToolRegistryAuthTypeNone) &&
+		a.SecretRef == nil && a.ConnectionRef == nil && a.ServiceAccount == nil && a.WorkloadIdentity == nil)
 }
 
 // toolRegistryAuthorizationHeader is the header the auth stanza always owns.

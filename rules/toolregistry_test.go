@@ -285,6 +285,12 @@ func TestToolRegistryRules(t *testing.T) {
 		{name: "auth on a client handler", mutate: toolRegistryOnly(toolRegistryClient("geo"), func(h *v1alpha1.ToolRegistryHandler) {
 			h.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeBearer, SecretRef: toolRegistrySecret("creds")}
 		}), want: []toolRegistryWant{{"toolregistry/auth-handler-type", h0 + ".auth"}}},
+		{name: "empty auth on a client handler", mutate: toolRegistryOnly(toolRegistryClient("geo"), func(h *v1alpha1.ToolRegistryHandler) {
+			h.Auth = &v1alpha1.ToolRegistryHandlerAuth{}
+		})},
+		{name: "auth type none on a client handler (empty auth as stored)", mutate: toolRegistryOnly(toolRegistryClient("geo"), func(h *v1alpha1.ToolRegistryHandler) {
+			h.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeNone}
+		})},
 
 		// toolregistry/headers-from-secret-auth-header-case
 		{name: "headersFromSecret with another header", mutate: toolRegistryHTTP(func(h *v1alpha1.ToolRegistryHandler) {
@@ -532,7 +538,7 @@ func TestToolRegistryRuleMetadata(t *testing.T) {
 	deny := meta{StageAdmission, SeverityDeny, "", ""}
 	want := map[string]meta{
 		"toolregistry/handler-config-required":              deny,
-		"toolregistry/handler-config-type":                  deny,
+		"toolregistry/handler-config-type":                  {StageAdmission, SeverityWarn, "", ""},
 		"toolregistry/tool-required":                        deny,
 		"toolregistry/grpc-endpoint-required":               deny,
 		"toolregistry/auth-secret-required":                 deny,

@@ -10,10 +10,8 @@ import (
 type WorkspaceSpec struct {
 	// namespace is the Kubernetes namespace this workspace owns; its agents,
 	// Providers, ToolRegistries and ArenaJobs live there.
-	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +required
-	Namespace string `json:"namespace"`
+	Namespace WorkspaceNamespace `json:"namespace"`
 
 	// services are the workspace's service groups; an AgentRuntime or ArenaJob
 	// selects one by name with spec.serviceGroup.
@@ -30,6 +28,29 @@ type WorkspaceSpec struct {
 	// runtime holds pod defaults for the workspace's agents.
 	// +optional
 	Runtime *WorkspaceRuntime `json:"runtime,omitempty"`
+}
+
+// WorkspaceNamespace names the namespace a workspace owns and how the
+// operator manages it: the shape existing Workspace manifests use
+// (`namespace: {name, create, labels, annotations}`).
+type WorkspaceNamespace struct {
+	// name of the namespace (a DNS label).
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// create asks the operator to create the namespace when it does not exist.
+	// +optional
+	Create bool `json:"create,omitempty"`
+
+	// labels the operator sets on the namespace.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// annotations the operator sets on the namespace.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // WorkspaceServiceGroup is one named group of session, memory and Redis services.
@@ -146,7 +167,7 @@ type WorkspaceStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=ws,categories=omnia
-// +kubebuilder:printcolumn:name="NAMESPACE",type=string,JSONPath=`.spec.namespace`
+// +kubebuilder:printcolumn:name="NAMESPACE",type=string,JSONPath=`.spec.namespace.name`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Workspace struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -88,6 +88,11 @@ func main() {
 	}
 
 	reader := mgr.GetClient()
+	webhookFacts, err := webhookClusterFacts(mgr)
+	if err != nil {
+		log.Error(err, "setting up the webhook's cluster facts")
+		os.Exit(1)
+	}
 	admission.Register(mgr.GetWebhookServer(), scheme, &admission.Config{
 		Catalog:  rules.Default,
 		Mode:     mode,
@@ -103,6 +108,7 @@ func main() {
 		},
 		ExcludedNamespace:       excludedNS,
 		AllowNamespaceDowngrade: allowDowngrade,
+		ClusterFacts:            webhookFacts,
 	})
 
 	for _, setup := range controllerSetups {

@@ -87,7 +87,7 @@ stringData:
 `
 	packSupport = `apiVersion: omnia.altairalabs.ai/v1alpha1
 kind: PromptPack
-metadata: {name: support-1, namespace: agents}
+metadata: {name: support-1, namespace: agents, labels: {omnia.altairalabs.ai/promptpack: support}}
 spec:
   packName: support
   version: 1.0.0
@@ -164,14 +164,26 @@ func TestCheckRuleSeverityOverride(t *testing.T) {
 	if fs := findingsJSON(t, out); len(fs) != 1 || fs[0].Severity != "warn" {
 		t.Fatalf("findings %+v", fs)
 	}
-	// Raising a warning to deny makes it refuse.
-	file = writeFile(t, dir, "b.yaml", agentOK)
-	if code, _, _ := omniactl(t, "", "check", "-f", file, "--rule-severity", "agentruntime/provider-exists=deny"); code != exitDenied {
-		t.Fatalf("exit %d with provider-exists raised to deny, want 1", code)
+	// Raising an admission warning to deny makes it refuse.
+	file = writeFile(t, dir, "b.yaml", docs(strings.Replace(agentOK, "facades: [{type: websocket}]", "facades: [{type: websocket, drainTimeout: 601s}]", 1),
+		providerClaude, secretCreds, packSupport))
+	if code, _, _ := omniactl(t, "", "check", "-f", file); code != exitOK {
+		t.Fatalf("exit %d with drain-timeout-range a warning, want 0", code)
+	}
+	if code, _, _ := omniactl(t, "", "check", "-f", file, "--rule-severity", "agentruntime/drain-timeout-range=deny"); code != exitDenied {
+		t.Fatalf("exit %d with drain-timeout-range raised to deny, want 1", code)
 	}
 	for _, bad := range []string{"agentruntime/nope=deny", "agentruntime/reserved-env-key=error", "agentruntime/reserved-env-key"} {
 		if code, _, errOut := omniactl(t, "", "check", "-f", file, "--rule-severity", bad); code != exitInput || errOut == "" {
 			t.Errorf("--rule-severity %s: exit %d, want 2 with a message", bad, code)
+		}
+	}
+	// An ID the flag cannot affect is refused, naming it: a reconcile-stage
+	// rule never denies, a schema rule is the API server's.
+	for _, bad := range []string{"agentruntime/provider-exists=deny", "toolregistry/platform-handler-fields=warn"} {
+		id, _, _ := strings.Cut(bad, "=")
+		if code, _, errOut := omniactl(t, "", "check", "-f", file, "--rule-severity", bad); code != exitInput || !strings.Contains(errOut, id) {
+			t.Errorf("--rule-severity %s: exit %d (%s), want 2 naming %s", bad, code, errOut, id)
 		}
 	}
 }

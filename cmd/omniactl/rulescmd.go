@@ -62,33 +62,45 @@ func conditionReason(r *rules.Rule) string {
 	return "-"
 }
 
+// stageText is a rule's stage as the catalog listings print it: a
+// reconcile-stage rule the webhook also runs with cluster facts says so.
+func stageText(r *rules.Rule) string {
+	if r.AdmissionFacts {
+		return string(r.Stage) + " + admission"
+	}
+	return string(r.Stage)
+}
+
 func writeRulesTable(w io.Writer, cat *rules.Catalog) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKINDS\tSTAGE\tSEVERITY\tSOURCE\tCONDITION/REASON")
 	for _, r := range cat.Rules() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, strings.Join(r.Kinds, ","), r.Stage, r.Severity, r.Source, conditionReason(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, strings.Join(r.Kinds, ","), stageText(r), r.Severity, r.Source, conditionReason(r))
 	}
 	return tw.Flush()
 }
 
 // jsonRule is one catalog entry in `omniactl rules -o json`.
 type jsonRule struct {
-	ID        string         `json:"id"`
-	Kinds     []string       `json:"kinds"`
-	Stage     rules.Stage    `json:"stage"`
-	Severity  rules.Severity `json:"severity"`
-	Source    rules.Source   `json:"source"`
-	Condition string         `json:"condition,omitempty"`
-	Reason    string         `json:"reason,omitempty"`
-	Doc       string         `json:"doc"`
-	Spec      string         `json:"spec"`
+	ID       string         `json:"id"`
+	Kinds    []string       `json:"kinds"`
+	Stage    rules.Stage    `json:"stage"`
+	Severity rules.Severity `json:"severity"`
+	Source   rules.Source   `json:"source"`
+	// AdmissionFacts: a reconcile-stage rule the webhook also runs, with
+	// facts from its cache.
+	AdmissionFacts bool   `json:"admissionFacts,omitempty"`
+	Condition      string `json:"condition,omitempty"`
+	Reason         string `json:"reason,omitempty"`
+	Doc            string `json:"doc"`
+	Spec           string `json:"spec"`
 }
 
 func writeRulesJSON(w io.Writer, cat *rules.Catalog) error {
 	out := []jsonRule{}
 	for _, r := range cat.Rules() {
 		out = append(out, jsonRule{ID: r.ID, Kinds: r.Kinds, Stage: r.Stage, Severity: r.Severity, Source: r.Source,
-			Condition: r.Condition, Reason: r.Reason, Doc: r.Doc, Spec: r.Spec})
+			AdmissionFacts: r.AdmissionFacts, Condition: r.Condition, Reason: r.Reason, Doc: r.Doc, Spec: r.Spec})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -156,9 +168,12 @@ func writeRulesMarkdown(w io.Writer, cat *rules.Catalog) error {
 	p("(see [Derived schema rule IDs](#derived-schema-rule-ids)).\n")
 	p("- **Stage** — `admission` rules look at the object alone (plus the old object on update): they deny or warn at admission and set ")
 	p("conditions on reconcile. `reconcile` rules need cluster facts (does the Provider exist, is its role right): they never deny or warn at ")
-	p("admission and set conditions and phase. `omniactl check` runs both, with facts taken from the documents it was given.\n")
+	p("admission and set conditions and phase — except `reconcile + admission` rules, which the spec says the webhook refuses too: ")
+	p("the webhook runs them with facts from its cache and refuses while that cache has not synced. ")
+	p("`omniactl check` runs both, with facts taken from the documents it was given.\n")
 	p("- **Severity** — the default: `deny` refuses the object, `warn` admits it with an admission warning carrying the rule ID. ")
-	p("An operator sets another with `--rule-severity <id>=deny|warn` (omnia-operator and `omniactl check`); schema rules are always enforced by the API server.\n")
+	p("An operator sets another with `--rule-severity <id>=deny|warn` (omnia-operator and `omniactl check`) for a Go rule that runs at admission; ")
+	p("the flag refuses, naming it, a schema rule (always enforced by the API server) or a reconcile-stage rule (it never denies).\n")
 	p("- **Source** — `schema`: enforced by the API server itself (OpenAPI or CEL in the CRD; the CEL message starts with `[<id>]`), ")
 	p("evaluated offline by `omniactl check` with the API server's own validators. `go`: a check in `rules/`, run by the webhook ")
 	p("(admission stage), the reconcilers and `omniactl check`.\n")
@@ -190,7 +205,7 @@ func writeRulesMarkdown(w io.Writer, cat *rules.Catalog) error {
 			if !slices.Contains(r.Kinds, k) {
 				continue
 			}
-			p("| [`%s`](#%s) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Stage, r.Severity, r.Source, mdCell(conditionReason(r)))
+			p("| [`%s`](#%s) | %s | %s | %s | %s |\n", r.ID, r.ID, stageText(r), r.Severity, r.Source, mdCell(conditionReason(r)))
 			if homeKind(r) == k {
 				home = append(home, r)
 			}
@@ -202,7 +217,7 @@ func writeRulesMarkdown(w io.Writer, cat *rules.Catalog) error {
 				p("- Kinds: %s\n", strings.Join(r.Kinds, ", "))
 			}
 			p("- Spec: `%s`\n", r.Spec)
-			p("- Stage: %s · Severity: %s · Source: %s\n", r.Stage, r.Severity, r.Source)
+			p("- Stage: %s · Severity: %s · Source: %s\n", stageText(r), r.Severity, r.Source)
 			switch {
 			case r.Condition != "" && r.Reason != "":
 				p("- Condition: `%s`, reason `%s`\n", r.Condition, r.Reason)

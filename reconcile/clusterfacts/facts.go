@@ -1,13 +1,27 @@
 // Package clusterfacts answers the rule catalog's Facts from the manager's
-// cache, so every reconciler hands rules.Evaluate the same view of the
+// cache, so every reconciler (and the webhook, for the rules the spec says it
+// refuses with cluster facts) hands rules.Evaluate the same view of the
 // cluster. It reads; it never writes.
+//
+// A lookup has three outcomes, and rules see only two of them: found, or not
+// found (apierrors.IsNotFound, an empty list, or a kind the API server does
+// not serve). Anything else — a cache that has not synced, a Forbidden, a
+// cancelled context — means the answer is unknown. The lookup still answers
+// "not found" to the rule (rules.Facts stays a pure question-and-answer
+// interface), but the error is recorded and Err returns it: the caller must
+// discard that evaluation's findings and retry, never report a missing
+// object it could not look for.
 package clusterfacts
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,9 +30,11 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// PackNameLabel labels a PromptPack with its spec.packName, so a lookup by
-// pack name is a label-selected list.
-const PackNameLabel = "omnia.altairalabs.ai/pack-name"
+// PromptPackLabel labels a PromptPack with its pack name (spec.packName), so
+// a lookup by pack name is a label-selected list (agentruntime.md,
+// promptPackRef). It is the key existing installations use;
+// rules.PromptPackLabel is the same key, checked by promptpack/label-matches.
+const PromptPackLabel = rules.PromptPackLabel
 
 // Facts reads cluster state for rules through a (cached) client.
 type Facts struct {
@@ -26,46 +42,104 @@ type Facts struct {
 	reader  client.Reader
 	mapper  meta.RESTMapper
 	license rules.License
+
+	mu   sync.Mutex
+	errs []error
 }
 
 var _ rules.Facts = (*Facts)(nil)
 
 // New returns Facts reading through reader (the manager's cached client) and
 // mapper (the manager's REST mapper, for optional CRDs). ctx bounds every
-// lookup of one evaluation.
+// lookup of one evaluation. Use one Facts per evaluation and check Err after
+// it.
 func New(ctx context.Context, reader client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
 	return &Facts{ctx: ctx, reader: reader, mapper: mapper, license: license}
+}
+
+// Err returns the lookups that failed for another reason than "not found",
+// joined (nil when every lookup was answered). When it is not nil, a rule
+// may have been told "not found" about an object that exists: the findings
+// of the evaluation are not to be reported.
+func (f *Facts) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}
+
+// notFound reports whether err means the object is absent: the API said
+// NotFound, or the API server does not serve the kind at all (no CRD, so no
+// such object). Every other error is recorded.
+func (f *Facts) notFound(err error, what string) bool {
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return true
+	}
+	wrapped := fmt.Errorf("looking up %s: %w", what, err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// Several rules ask the same question: report each failure once.
+	for _, e := range f.errs {
+		if e.Error() == wrapped.Error() {
+			return false
+		}
+	}
+	f.errs = append(f.errs, wrapped)
+	return false
+}
+
+// get reads one object; false when it is absent or could not be read
+// (recorded).
+func (f *Facts) get(key client.ObjectKey, obj client.Object, what string) bool {
+	if err := f.reader.Get(f.ctx, key, obj); err != nil {
+		f.notFound(err, what+" "+key.String())
+		return false
+	}
+	return true
+}
+
+// list lists; false when the kind is not served or the list failed
+// (recorded).
+func (f *Facts) list(list client.ObjectList, what string, opts ...client.ListOption) bool {
+	if err := f.reader.List(f.ctx, list, opts...); err != nil {
+		f.notFound(err, what)
+		return false
+	}
+	return true
 }
 
 // Provider implements rules.Facts.
 func (f *Facts) Provider(namespace, name string) (*v1alpha1.Provider, bool) {
 	p := &v1alpha1.Provider{}
-	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, p); err != nil {
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, p, "Provider") {
 		return nil, false
 	}
 	return p, true
 }
 
-// PromptPacks implements rules.Facts: the packs in namespace whose
-// spec.packName is packName.
+// PromptPacks implements rules.Facts: the packs in namespace labelled
+// PromptPackLabel=packName.
 func (f *Facts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
 	list := &v1alpha1.PromptPackList{}
-	if err := f.reader.List(f.ctx, list, client.InNamespace(namespace)); err != nil {
+	if !f.list(list, "PromptPacks labelled "+PromptPackLabel+"="+packName+" in namespace "+namespace,
+		client.InNamespace(namespace), client.MatchingLabels{PromptPackLabel: packName}) {
 		return nil
 	}
-	var out []v1alpha1.PromptPack
-	for _, p := range list.Items {
-		if p.Spec.PackName == packName {
-			out = append(out, p)
-		}
+	return list.Items
+}
+
+// secret reads the Secret namespace/name.
+func (f *Facts) secret(namespace, name string) (*corev1.Secret, bool) {
+	s := &corev1.Secret{}
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, s, "Secret") {
+		return nil, false
 	}
-	return out
+	return s, true
 }
 
 // SecretKeys implements rules.Facts: the Secret's data keys, never values.
 func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
-	s := &corev1.Secret{}
-	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+	s, ok := f.secret(namespace, name)
+	if !ok {
 		return nil, false
 	}
 	keys := make([]string, 0, len(s.Data)+len(s.StringData))
@@ -78,15 +152,15 @@ func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
 	return keys, true
 }
 
-// Workspace implements rules.Facts: the cluster-scoped Workspace bound to
-// namespace.
+// Workspace implements rules.Facts: the cluster-scoped Workspace whose
+// spec.namespace.name is namespace.
 func (f *Facts) Workspace(namespace string) (*v1alpha1.Workspace, bool) {
 	list := &v1alpha1.WorkspaceList{}
-	if err := f.reader.List(f.ctx, list); err != nil {
+	if !f.list(list, "Workspaces") {
 		return nil, false
 	}
 	for i := range list.Items {
-		if list.Items[i].Spec.Namespace == namespace {
+		if list.Items[i].Spec.Namespace.Name == namespace {
 			return &list.Items[i], true
 		}
 	}
@@ -96,9 +170,19 @@ func (f *Facts) Workspace(namespace string) (*v1alpha1.Workspace, bool) {
 // License implements rules.Facts.
 func (f *Facts) License() rules.License { return f.license }
 
-// CRDInstalled implements rules.Facts; groupKind is "group/Kind".
+// CRDInstalled implements rules.Facts; groupKind is "group/Kind". A kind
+// the REST mapper does not know is not installed; a discovery failure is
+// recorded.
 func (f *Facts) CRDInstalled(groupKind string) bool {
-	return Installed(f.mapper, groupKind)
+	group, kind, ok := strings.Cut(groupKind, "/")
+	if !ok || f.mapper == nil {
+		return false
+	}
+	if _, err := f.mapper.RESTMapping(schema.GroupKind{Group: group, Kind: kind}); err != nil {
+		f.notFound(err, "the "+groupKind+" CRD")
+		return false
+	}
+	return true
 }
 
 // Installed reports whether the API server serves groupKind ("group/Kind").
@@ -114,8 +198,8 @@ func Installed(mapper meta.RESTMapper, groupKind string) bool {
 // SecretValueMatches implements rules.Facts: it applies match to the value
 // of key in the Secret and returns only match's label; the value stays here.
 func (f *Facts) SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool) {
-	s := &corev1.Secret{}
-	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+	s, ok := f.secret(namespace, name)
+	if !ok {
 		return "", false
 	}
 	value, ok := s.Data[key]

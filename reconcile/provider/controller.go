@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -56,6 +55,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/rules"
@@ -268,6 +268,12 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 	if err != nil {
 		return observation{}, err
 	}
+	if err := facts.Err(); err != nil {
+		// A lookup could not be made (cache not synced, Forbidden, context
+		// cancelled): a finding such as SecretNotFound may be false. Write no
+		// status and emit no event from it; the reconcile retries.
+		return observation{}, fmt.Errorf("evaluating rules: %w", err)
+	}
 	obs := observation{findings: findings}
 
 	var value []byte
@@ -283,6 +289,9 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 				value = secret.Data[key]
 				secretID = string(secret.UID) + "@" + secret.ResourceVersion
 			}
+		}
+		if err := facts.Err(); err != nil {
+			return observation{}, fmt.Errorf("looking up the credential Secret: %w", err)
 		}
 	}
 
@@ -384,15 +393,7 @@ func (r *Reconciler) emitTransitions(p *v1alpha1.Provider, old, cur []metav1.Con
 }
 
 func eventNote(c metav1.Condition) string {
-	note := fmt.Sprintf("%s is %s: %s", c.Type, c.Status, c.Message)
-	if len(note) <= maxEventNote {
-		return note
-	}
-	cut := maxEventNote - 3
-	for cut > 0 && !utf8.RuneStart(note[cut]) {
-		cut--
-	}
-	return note[:cut] + "..."
+	return conditions.Truncate(fmt.Sprintf("%s is %s: %s", c.Type, c.Status, c.Message), maxEventNote)
 }
 
 // Evaluate returns every rule finding on the Provider, as omniactl check and

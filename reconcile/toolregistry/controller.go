@@ -6,7 +6,8 @@
 // status in memory: discoveredTools, discoveredToolsCount,
 // lastDiscoveryTime, contentDigest, policyCount, phase and the conditions
 // Ready, Degraded, HandlersValid, ToolsDiscovered and PolicyBound (plus
-// SandboxesValid and HandlerConnectionsValid when a rule reports them). The
+// SandboxesValid and HandlerConnectionsValid when the registry has a sandbox
+// or a connectionRef handler, or a rule reports them). The
 // status is written once, with a merge patch, and not at all when nothing
 // changed. No rule is written here: findings come from rules/, conditions
 // from conditions/.
@@ -173,6 +174,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr, Facts: facts}, rules.Options{})
+	if err := facts.Err(); err != nil {
+		// A lookup could not be made: the findings may report as missing
+		// what exists. Write nothing, emit nothing; retry with backoff.
+		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
+	}
 
 	in := statusInput{
 		findings: findings,

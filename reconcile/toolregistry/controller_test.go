@@ -679,3 +679,38 @@ func TestNoSecretLeaks(t *testing.T) {
 		t.Errorf("no controller logs captured: the search above proved nothing")
 	}
 }
+
+// TestReconcileAdvisoryAndValidConditions: through the real API server (its
+// defaults applied), a client handler with auth is only an admission
+// warning — the registry is Ready — and a connectionRef handler on https:443
+// gets HandlerConnectionsValid True with the spec's reason.
+func TestReconcileAdvisoryAndValidConditions(t *testing.T) {
+	ns := namespace(t)
+	r, _ := newDirectReconciler(t, clocktesting.NewFakeClock(t0), nil)
+	geo := v1alpha1.ToolRegistryHandler{Name: "geo", Type: "client", Tool: toolDef("get_location"),
+		Auth: &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeBearer,
+			SecretRef: &v1alpha1.ToolRegistrySecretKeyRef{Name: "creds", Key: "token"}}}
+	empty := v1alpha1.ToolRegistryHandler{Name: "geo2", Type: "client", Tool: toolDef("get_place"), Auth: &v1alpha1.ToolRegistryHandlerAuth{}}
+	crm := httpHandler("crm", "https://crm.example.com/v1/lookup")
+	crm.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeBearer,
+		ConnectionRef: &v1alpha1.ToolRegistryConnectionKeyRef{Name: "crm-shared", Key: "token"}}
+	key := create(t, newRegistry(ns, "advisory", geo, empty, crm))
+
+	reconcileOnce(t, r, key)
+	got := get(t, key)
+	if got.Status.Phase != v1alpha1.ToolRegistryPhaseReady {
+		t.Fatalf("phase = %s, want Ready; conditions %+v", got.Status.Phase, got.Status.Conditions)
+	}
+	for typ, reason := range map[string]string{
+		v1alpha1.ToolRegistryConditionHandlersValid:           ReasonHandlersValid,
+		v1alpha1.ToolRegistryConditionHandlerConnectionsValid: ReasonHandlerConnectionsValid,
+		v1alpha1.ToolRegistryConditionReady:                   ReasonToolsDiscovered,
+	} {
+		if c := condOf(got, typ); c == nil || c.Status != metav1.ConditionTrue || c.Reason != reason {
+			t.Errorf("%s = %+v, want True/%s", typ, c, reason)
+		}
+	}
+	if c := condOf(got, v1alpha1.ToolRegistryConditionSandboxesValid); c != nil {
+		t.Errorf("SandboxesValid = %+v on a registry with no sandbox, want absent", c)
+	}
+}

@@ -31,6 +31,12 @@ const (
 	// reason is the condition's name).
 	ReasonHandlersValid = "HandlersValid"
 
+	// ReasonSandboxesValid is SandboxesValid=True (the spec's reason).
+	ReasonSandboxesValid = "SandboxesValid"
+	// ReasonHandlerConnectionsValid is HandlerConnectionsValid=True (the
+	// spec's reason).
+	ReasonHandlerConnectionsValid = "HandlerConnectionsValid"
+
 	// ReasonNoToolsDiscovered is ToolsDiscovered=False: no handler yielded a
 	// tool (the spec names no reason).
 	ReasonNoToolsDiscovered = "NoToolsDiscovered"

@@ -49,14 +49,20 @@ type statusInput struct {
 }
 
 // findingsFor returns the findings that set condType. HandlersValid takes
-// its own and every finding that names no condition: any problem with a
-// handler invalidates it. Findings naming another condition (SandboxesValid,
-// HandlerConnectionsValid) set that one.
+// its own and every deny finding that names no condition: a handler the
+// webhook would refuse is invalid. Findings naming another condition
+// (SandboxesValid, HandlerConnectionsValid) set that one. A warn finding
+// that names no condition is advisory (e.g. auth on a client handler, which
+// the spec says has no effect): the webhook warns, and it sets no condition,
+// so it never fails the registry.
 func findingsFor(findings []rules.Finding, condType string) []rules.Finding {
 	var out []rules.Finding
 	for _, f := range findings {
 		c := f.Condition
 		if c == "" {
+			if f.Severity == rules.SeverityWarn {
+				continue
+			}
 			c = v1alpha1.ToolRegistryConditionHandlersValid
 		}
 		if c == condType {
@@ -293,17 +299,63 @@ func setPolicyBoundCondition(st *v1alpha1.ToolRegistryStatus, p policyState, reg
 	conditions.Set(&st.Conditions, c, now)
 }
 
-// setFindingsCondition sets a condition that only findings report here
-// (SandboxesValid, HandlerConnectionsValid): False with the findings' reason
-// and every finding; removed when there are none, because this controller
-// cannot check what else the condition covers (the SandboxClass and
-// Connection kinds are not part of this API yet), so it never claims True.
-func setFindingsCondition(st *v1alpha1.ToolRegistryStatus, condType string, findings []rules.Finding, generation int64, now metav1.Time) {
-	if len(findings) == 0 {
+// findingsConditions are the conditions set from their rules' findings
+// alone, each present only when the registry has what it checks
+// (toolregistry.md#conditions): True with the spec's reason when no rule
+// reports a problem, False with the first finding's reason otherwise.
+var findingsConditions = []struct {
+	condType, okReason string
+	// applies reports whether the registry has what the condition checks
+	// and says what passed.
+	applies func(tr *v1alpha1.ToolRegistry) (okMessage string, ok bool)
+}{
+	{v1alpha1.ToolRegistryConditionSandboxesValid, ReasonSandboxesValid, sandboxesChecked},
+	{v1alpha1.ToolRegistryConditionHandlerConnectionsValid, ReasonHandlerConnectionsValid, handlerConnectionsChecked},
+}
+
+// sandboxesChecked: SandboxesValid is present when the registry declares a
+// sandbox or a handler runs on one.
+func sandboxesChecked(tr *v1alpha1.ToolRegistry) (string, bool) {
+	onSandbox := 0
+	for i := range tr.Spec.Handlers {
+		if tr.Spec.Handlers[i].Sandbox != nil {
+			onSandbox++
+		}
+	}
+	if len(tr.Spec.Sandboxes) == 0 && onSandbox == 0 {
+		return "", false
+	}
+	sandboxes := strconv.Itoa(len(tr.Spec.Sandboxes)) + " sandboxes"
+	if len(tr.Spec.Sandboxes) == 1 {
+		sandboxes = "1 sandbox"
+	}
+	return sandboxes + " and " + plural(onSandbox, "handler") + " on a sandbox passed validation", true
+}
+
+// handlerConnectionsChecked: HandlerConnectionsValid is present when a
+// handler reads its credential through auth.connectionRef.
+func handlerConnectionsChecked(tr *v1alpha1.ToolRegistry) (string, bool) {
+	n := 0
+	for i := range tr.Spec.Handlers {
+		if a := tr.Spec.Handlers[i].Auth; a != nil && a.ConnectionRef != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return "", false
+	}
+	return "every one of " + plural(n, "handler") + " with auth.connectionRef passed validation", true
+}
+
+// setFindingsCondition sets a condition of findingsConditions: absent when
+// it does not apply and no finding reports it; True (okReason, okMessage)
+// with no finding; False with the findings' reason and every finding.
+func setFindingsCondition(st *v1alpha1.ToolRegistryStatus, condType string, findings []rules.Finding, applies bool, okReason, okMessage string, generation int64, now metav1.Time) {
+	if len(findings) == 0 && !applies {
 		conditions.Remove(&st.Conditions, condType)
 		return
 	}
-	c := conditions.FromFindings(condType, findings, "", "", ReasonValidationFailed, generation)
+	c := conditions.FromFindings(condType, findings, okReason, okMessage, ReasonValidationFailed, generation)
 	conditions.Set(&st.Conditions, c, now)
 }
 
@@ -343,8 +395,9 @@ func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegis
 	setDegradedCondition(&st, phase, tools, gen, now)
 	setReadyCondition(&st, tools, in.probe.enabled, gen, now)
 	setPolicyBoundCondition(&st, in.policy, tr.Name, gen, now)
-	for _, ct := range []string{v1alpha1.ToolRegistryConditionSandboxesValid, v1alpha1.ToolRegistryConditionHandlerConnectionsValid} {
-		setFindingsCondition(&st, ct, findingsFor(in.findings, ct), gen, now)
+	for _, fc := range findingsConditions {
+		okMessage, applies := fc.applies(tr)
+		setFindingsCondition(&st, fc.condType, findingsFor(in.findings, fc.condType), applies, fc.okReason, okMessage, gen, now)
 	}
 	st.Phase = phase
 	return st
@@ -369,10 +422,7 @@ func transitionEvents(old, updated []metav1.Condition) []conditionEvent {
 		if prev != nil && prev.Status == c.Status {
 			continue
 		}
-		note := c.Type + " is " + string(c.Status) + ": " + c.Message
-		if len(note) > maxNote {
-			note = note[:maxNote-3] + "..."
-		}
+		note := conditions.Truncate(c.Type+" is "+string(c.Status)+": "+c.Message, maxNote)
 		switch {
 		case isBad(c):
 			out = append(out, conditionEvent{corev1.EventTypeWarning, c.Reason, note})

@@ -209,18 +209,105 @@ func TestSetFindingsCondition(t *testing.T) {
 	f := rules.Finding{RuleID: "toolregistry/sandbox-declared", Field: "spec.handlers[0].sandbox.name", Condition: v1alpha1.ToolRegistryConditionSandboxesValid,
 		Reason: rules.ToolRegistryReasonSandboxNotDeclared, Message: "sandbox box is not declared"}
 	st := &v1alpha1.ToolRegistryStatus{}
-	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, []rules.Finding{f}, 1, now0)
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, []rules.Finding{f}, true, ReasonSandboxesValid, "ok", 1, now0)
 	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionFalse, rules.ToolRegistryReasonSandboxNotDeclared,
 		"[toolregistry/sandbox-declared] spec.handlers[0].sandbox.name: sandbox box is not declared")
-	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, 2, now0)
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, true, ReasonSandboxesValid, "all valid", 2, now0)
+	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionTrue, ReasonSandboxesValid, "all valid")
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, false, ReasonSandboxesValid, "", 3, now0)
 	if c := cond(st, v1alpha1.ToolRegistryConditionSandboxesValid); c != nil {
-		t.Errorf("SandboxesValid = %+v with no findings, want absent", c)
+		t.Errorf("SandboxesValid = %+v with no sandbox and no finding, want absent", c)
+	}
+}
+
+// TestValidConditionsTrue: SandboxesValid and HandlerConnectionsValid are
+// True with the spec's reasons when what they check is valid, and absent
+// when the registry has nothing for them to check (toolregistry.md#conditions).
+func TestValidConditionsTrue(t *testing.T) {
+	onSandbox := func() v1alpha1.ToolRegistryHandler {
+		h := mcpHandler("box", "/sse")
+		h.Sandbox = &v1alpha1.ToolRegistryHandlerSandbox{Name: "dev", Port: "mcp"}
+		h.MCPConfig.ToolFilter = &v1alpha1.ToolRegistryMCPToolFilter{Allowlist: []string{"Read"}}
+		return h
+	}
+	withConnection := func(endpoint string) v1alpha1.ToolRegistryHandler {
+		h := httpHandler("crm", endpoint)
+		h.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeBearer,
+			ConnectionRef: &v1alpha1.ToolRegistryConnectionKeyRef{Name: "crm-shared", Key: "token"}}
+		return h
+	}
+	cases := []struct {
+		name                 string
+		tr                   *v1alpha1.ToolRegistry
+		sandboxes, handlerCx metav1.ConditionStatus // "" for absent
+		sandboxesReason      string
+		handlerCxReason      string
+	}{
+		{name: "neither applies", tr: registry(httpHandler("calc", "https://api.example.com/calc"))},
+		{name: "a declared sandbox with its handler", tr: func() *v1alpha1.ToolRegistry {
+			tr := registry(onSandbox())
+			tr.Spec.Sandboxes = []v1alpha1.ToolRegistrySandbox{{Name: "dev"}}
+			return tr
+		}(), sandboxes: metav1.ConditionTrue, sandboxesReason: ReasonSandboxesValid},
+		{name: "a handler on an undeclared sandbox", tr: registry(onSandbox()),
+			sandboxes: metav1.ConditionFalse, sandboxesReason: rules.ToolRegistryReasonSandboxNotDeclared},
+		{name: "a connectionRef handler on https:443", tr: registry(withConnection("https://crm.example.com/v1/lookup")),
+			handlerCx: metav1.ConditionTrue, handlerCxReason: ReasonHandlerConnectionsValid},
+		{name: "a connectionRef handler on plain http", tr: registry(withConnection("http://crm.example.com/v1/lookup")),
+			handlerCx: metav1.ConditionFalse, handlerCxReason: rules.ToolRegistryReasonConnectionHostNotCovered},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st := evaluate(tc.tr, policyState{}, nil, t0)
+			for _, c := range []struct {
+				typ    string
+				status metav1.ConditionStatus
+				reason string
+			}{
+				{v1alpha1.ToolRegistryConditionSandboxesValid, tc.sandboxes, tc.sandboxesReason},
+				{v1alpha1.ToolRegistryConditionHandlerConnectionsValid, tc.handlerCx, tc.handlerCxReason},
+			} {
+				if c.status == "" {
+					if got := cond(&st, c.typ); got != nil {
+						t.Errorf("%s = %+v, want absent", c.typ, got)
+					}
+					continue
+				}
+				wantCond(t, &st, c.typ, c.status, c.reason)
+			}
+		})
+	}
+}
+
+// TestAdvisoryFindingsNeverFailTheRegistry: a client handler with auth, or
+// another type's config block on a non-platform handler, is an admission
+// warning; HandlersValid stays True and the phase Ready.
+func TestAdvisoryFindingsNeverFailTheRegistry(t *testing.T) {
+	clientWithAuth := v1alpha1.ToolRegistryHandler{Name: "geo", Type: "client", Tool: toolDef("get_location"),
+		Auth: &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeBearer,
+			SecretRef: &v1alpha1.ToolRegistrySecretKeyRef{Name: "creds", Key: "token"}}}
+	httpWithMCP := httpHandler("calc", "https://api.example.com/calc")
+	httpWithMCP.MCPConfig = &v1alpha1.ToolRegistryMCPConfig{Transport: "sse", Endpoint: "http://mcp:8080/sse"}
+	for name, tr := range map[string]*v1alpha1.ToolRegistry{
+		"client handler with auth":     registry(clientWithAuth),
+		"http handler with mcpConfig":  registry(httpWithMCP),
+		"client handler with auth: {}": registry(v1alpha1.ToolRegistryHandler{Name: "geo", Type: "client", Tool: toolDef("get_location"), Auth: &v1alpha1.ToolRegistryHandlerAuth{}}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := evaluate(tr, policyState{}, nil, t0)
+			if st.Phase != v1alpha1.ToolRegistryPhaseReady {
+				t.Errorf("phase = %s, want Ready", st.Phase)
+			}
+			wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, ReasonHandlersValid)
+			wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, ReasonToolsDiscovered)
+		})
 	}
 }
 
 func TestFindingsFor(t *testing.T) {
 	fs := []rules.Finding{
-		{RuleID: "a", Condition: ""},
+		{RuleID: "a", Condition: "", Severity: rules.SeverityDeny},
+		{RuleID: "advisory", Condition: "", Severity: rules.SeverityWarn},
 		{RuleID: "b", Condition: v1alpha1.ToolRegistryConditionHandlersValid},
 		{RuleID: "c", Condition: v1alpha1.ToolRegistryConditionSandboxesValid},
 		{RuleID: "d", Condition: v1alpha1.ToolRegistryConditionHandlerConnectionsValid},

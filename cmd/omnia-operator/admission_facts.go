@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/altairalabs/omnia/admission"
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// The webhook refuses a promptPackRef version or track on a live PromptPack
+// (agentruntime.md, promptPackRef), so it reads PromptPacks from the cache.
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks,verbs=get;list;watch
+
+// webhookClusterFacts gives the webhook facts from the manager's cache for
+// the rules marked AdmissionFacts. It registers the PromptPack informer up
+// front, so the cache's sync (and /readyz) covers it; until the cache has
+// synced, a lookup fails and the webhook refuses the request (fail closed).
+func webhookClusterFacts(mgr ctrl.Manager) (admission.ClusterFacts, error) {
+	if _, err := mgr.GetCache().GetInformer(context.Background(), &v1alpha1.PromptPack{}); err != nil {
+		return nil, fmt.Errorf("watching PromptPacks for the webhook: %w", err)
+	}
+	reader, mapper := mgr.GetCache(), mgr.GetRESTMapper()
+	return func(ctx context.Context) admission.CheckedFacts {
+		return clusterfacts.New(ctx, reader, mapper, rules.License{})
+	}, nil
+}

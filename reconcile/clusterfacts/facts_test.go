@@ -1,0 +1,183 @@
+package clusterfacts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// failingReader answers every Get and List with err: a pure unit test of
+// how Facts classifies a failed lookup (the reconcilers' envtests cover the
+// real cache).
+type failingReader struct{ err error }
+
+func (r failingReader) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return r.err
+}
+
+func (r failingReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return r.err
+}
+
+func TestLookupErrorsAreNotNotFound(t *testing.T) {
+	secrets := schema.GroupResource{Resource: "secrets"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name string
+		err  error
+		// recorded: Err must report it (the caller retries); otherwise the
+		// lookup is a plain "not found".
+		recorded bool
+	}{
+		{"NotFound is not found", apierrors.NewNotFound(secrets, "creds"), false},
+		{"a kind the API server does not serve is not found", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "omnia.altairalabs.ai", Kind: "Workspace"}}, false},
+		{"Forbidden", apierrors.NewForbidden(secrets, "creds", errors.New("RBAC: access denied")), true},
+		{"cancelled context", ctx.Err(), true},
+		{"deadline", context.DeadlineExceeded, true},
+		{"cache not started", &cache.ErrCacheNotStarted{}, true},
+		{"informer cache not synced", fmt.Errorf("failed to wait for Secret caches to sync: %w", context.DeadlineExceeded), true},
+		{"server timeout", apierrors.NewTimeoutError("etcd slow", 1), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := New(context.Background(), failingReader{c.err}, nil, rules.License{})
+			// Rules still see only answers: nothing is found.
+			if _, ok := f.Provider("agents", "claude"); ok {
+				t.Error("Provider found")
+			}
+			if got := f.PromptPacks("agents", "support"); got != nil {
+				t.Errorf("PromptPacks = %v", got)
+			}
+			if _, ok := f.SecretKeys("agents", "creds"); ok {
+				t.Error("SecretKeys found")
+			}
+			if _, ok := f.SecretValueMatches("agents", "creds", "key", func([]byte) (string, bool) { return "x", true }); ok {
+				t.Error("SecretValueMatches matched")
+			}
+			if _, ok := f.Workspace("agents"); ok {
+				t.Error("Workspace found")
+			}
+			err := f.Err()
+			if !c.recorded {
+				if err != nil {
+					t.Fatalf("Err = %v, want nil: %v means not found", err, c.err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Err = nil: %v was taken for not found", c.err)
+			}
+			if !errors.Is(err, c.err) && !strings.Contains(err.Error(), c.err.Error()) {
+				t.Errorf("Err = %v, does not carry %v", err, c.err)
+			}
+			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
+				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
+			}
+			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "Workspaces"} {
+				if !strings.Contains(err.Error(), what) {
+					t.Errorf("Err = %v, does not name the lookup %q", err, what)
+				}
+			}
+		})
+	}
+}
+
+// mapReader answers from objects held in memory, honouring a label
+// selector on List, to show which list the lookup asks for.
+type mapReader struct {
+	packs      []v1alpha1.PromptPack
+	workspaces []v1alpha1.Workspace
+	secret     *corev1.Secret
+}
+
+func (r mapReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	if s, ok := obj.(*corev1.Secret); ok && r.secret != nil && key.Name == r.secret.Name {
+		r.secret.DeepCopyInto(s)
+		return nil
+	}
+	return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
+}
+
+func (r mapReader) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	lo := &client.ListOptions{}
+	lo.ApplyOptions(opts)
+	switch l := list.(type) {
+	case *v1alpha1.PromptPackList:
+		for _, p := range r.packs {
+			if p.Namespace == lo.Namespace && (lo.LabelSelector == nil || lo.LabelSelector.Matches(labelsOf(p.Labels))) {
+				l.Items = append(l.Items, p)
+			}
+		}
+	case *v1alpha1.WorkspaceList:
+		l.Items = append(l.Items, r.workspaces...)
+	}
+	return nil
+}
+
+type labelsOf map[string]string
+
+func (l labelsOf) Has(k string) bool              { _, ok := l[k]; return ok }
+func (l labelsOf) Get(k string) string            { return l[k] }
+func (l labelsOf) Lookup(k string) (string, bool) { v, ok := l[k]; return v, ok }
+
+// TestPromptPacksByLabel: packs are found by the label
+// omnia.altairalabs.ai/promptpack, as the spec says, not by spec.packName.
+func TestPromptPacksByLabel(t *testing.T) {
+	pack := func(name, label, packName string) v1alpha1.PromptPack {
+		p := v1alpha1.PromptPack{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: name}, Spec: v1alpha1.PromptPackSpec{PackName: packName}}
+		if label != "" {
+			p.Labels = map[string]string{"omnia.altairalabs.ai/promptpack": label}
+		}
+		return p
+	}
+	r := mapReader{packs: []v1alpha1.PromptPack{
+		pack("support-1", "support", "support"),
+		pack("unlabelled", "", "support"),
+		pack("old-key", "", "support"),
+		pack("relabelled", "support", "legacy"),
+		pack("other", "other", "other"),
+	}}
+	r.packs[2].Labels = map[string]string{"omnia.altairalabs.ai/pack-name": "support"}
+	f := New(context.Background(), r, nil, rules.License{})
+	var got []string
+	for _, p := range f.PromptPacks("agents", "support") {
+		got = append(got, p.Name)
+	}
+	if want := []string{"support-1", "relabelled"}; !slices.Equal(got, want) {
+		t.Errorf("PromptPacks(support) = %v, want %v", got, want)
+	}
+	if err := f.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWorkspaceByNamespaceName: a Workspace is bound to the namespace named
+// by spec.namespace.name.
+func TestWorkspaceByNamespaceName(t *testing.T) {
+	ws := func(name, ns string) v1alpha1.Workspace {
+		return v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns, Create: true}}}
+	}
+	f := New(context.Background(), mapReader{workspaces: []v1alpha1.Workspace{ws("team-b", "b"), ws("team-a", "agents")}}, nil, rules.License{})
+	if w, ok := f.Workspace("agents"); !ok || w.Name != "team-a" {
+		t.Errorf("Workspace(agents) = %v, %v", w, ok)
+	}
+	if _, ok := f.Workspace("c"); ok {
+		t.Error("Workspace(c) found")
+	}
+}
