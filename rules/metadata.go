@@ -7,6 +7,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apimachinery/pkg/api/operation"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/features"
@@ -54,8 +55,14 @@ func validateMetadata(ctx context.Context, obj, old map[string]any, namespaced b
 				oldMeta.Namespace = ""
 			}
 			fillFromStored(meta, oldMeta)
-			errs = apivalidation.ValidateObjectMetaDeclaratively(ctx, operation.Update, meta, oldMeta, namespaced, nil, metadataPath, betaEnabled)
-			return errs, unknown
+			// rest.BeforeUpdate checks the common fields first (the
+			// metadata as on create, with the path-segment name rule:
+			// finalizer names, …, and the update rules), then the custom
+			// resource strategy its update rules again; the API server
+			// repeats the causes they share, a finding is reported once.
+			errs = apivalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, metadataPath)
+			errs = append(errs, apivalidation.ValidateObjectMetaDeclaratively(ctx, operation.Update, meta, oldMeta, namespaced, nil, metadataPath, betaEnabled)...)
+			return uniqueErrors(errs), unknown
 		}
 	}
 
@@ -70,6 +77,19 @@ func validateMetadata(ctx context.Context, obj, old map[string]any, namespaced b
 		})
 	}
 	return errs, unknown
+}
+
+// uniqueErrors drops repeated field errors (same type, field and message).
+func uniqueErrors(errs field.ErrorList) field.ErrorList {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		key := string(e.Type) + "\x00" + e.Field + "\x00" + e.ErrorBody()
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		return false
+	})
 }
 
 // decodeMetadata decodes obj's metadata strictly, as the API server's

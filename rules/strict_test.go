@@ -151,6 +151,9 @@ func TestStrictMetadata(t *testing.T) {
 		{name: "update adding an invalid label", obj: strictProvider(func(u map[string]any) {
 			strictMeta(u)["labels"] = map[string]any{"tier": "gold/1"}
 		}), old: strictStored, want: []string{"provider/schema:metadata.labels:invalid metadata.labels"}},
+		{name: "update adding a finalizer that is not a qualified name", obj: strictProvider(func(u map[string]any) {
+			strictMeta(u)["finalizers"] = []any{"example.com/cleanup", "clean up"}
+		}), old: strictStored, want: []string{"provider/schema:metadata.finalizers:invalid metadata.finalizers"}},
 		{name: "update renaming the object", obj: strictProvider(func(u map[string]any) { strictMeta(u)["name"] = "claude-2" }),
 			old: strictStored, want: []string{"provider/schema:metadata.name:invalid metadata.name"},
 			detail: map[string]string{"provider/schema:metadata.name:invalid": "field is immutable"}},

@@ -361,7 +361,7 @@ func TestSameAnswer(t *testing.T) {
 				if !slices.Contains(server, want) {
 					t.Errorf("the API server's refusal does not name %s: %v", want, server)
 				}
-				if tc.webhook != (serverStage == stageWebhook) {
+				if (tc.webhook || tc.schemaTable) && tc.webhook != (serverStage == stageWebhook) {
 					t.Errorf("refused at %s; a webhook case must pass the schema, a schema case must not reach the webhook", serverStage)
 				}
 			}
@@ -463,6 +463,9 @@ func serverAnswer(t *testing.T, kind string, err error) (string, []string) {
 		return stageStrict, out
 	}
 	server, webhook := serverFindings(t, kind, err)
+	// On update the API server checks metadata twice (the common fields,
+	// then the strategy) and repeats the causes both find.
+	server = slices.Compact(server)
 	if webhook {
 		return stageWebhook, server
 	}
