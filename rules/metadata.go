@@ -6,8 +6,8 @@ import (
 
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apimachinery/pkg/api/operation"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/features"
@@ -60,7 +60,7 @@ func validateMetadata(ctx context.Context, obj, old map[string]any, namespaced b
 			// finalizer names, …, and the update rules), then the custom
 			// resource strategy its update rules again; the API server
 			// repeats the causes they share, a finding is reported once.
-			errs = apivalidation.ValidateObjectMetaAccessor(meta, namespaced, path.ValidatePathSegmentName, metadataPath)
+			errs = apivalidation.ValidateObjectMetaAccessor(meta, namespaced, pathSegmentName, metadataPath)
 			errs = append(errs, apivalidation.ValidateObjectMetaDeclaratively(ctx, operation.Update, meta, oldMeta, namespaced, nil, metadataPath, betaEnabled)...)
 			return uniqueErrors(errs), unknown
 		}
@@ -77,6 +77,15 @@ func validateMetadata(ctx context.Context, obj, old map[string]any, namespaced b
 		})
 	}
 	return errs, unknown
+}
+
+// pathSegmentName is the API server's name rule for the common fields
+// (rest.validatePathSegment): the name must be usable as a URL path segment.
+func pathSegmentName(name string, prefix bool) []string {
+	if prefix {
+		return content.IsPathSegmentPrefix(name)
+	}
+	return content.IsPathSegmentName(name)
 }
 
 // uniqueErrors drops repeated field errors (same type, field and message).

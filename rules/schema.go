@@ -37,9 +37,10 @@ type kindSchema struct {
 }
 
 // SchemaValidator runs the generated CRDs' schema rules offline with the API
-// server's code: strict decoding (unknown fields), defaulting, pruning,
-// object metadata validation, OpenAPI validation, list-type invariants and
-// CEL, in the API server's order.
+// server's code: strict decoding of metadata and pruning of unknown fields
+// (reported, as strict field validation refuses them), defaulting, object
+// metadata validation, OpenAPI validation, list-type invariants and CEL, in
+// the API server's order.
 type SchemaValidator struct {
 	kinds map[string]*kindSchema
 }
