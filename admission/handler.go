@@ -1,5 +1,6 @@
 // Package admission serves the validating webhooks: one generic handler
-// (decode → rules.Evaluate → respond) wired for each kind. The API server runs
+// (decode → rules.Evaluate → on update, the rules.RatchetUpdate ratchet →
+// respond) wired for each kind. The API server runs
 // the CRD schema and its CEL before calling a validating webhook, so the
 // handler evaluates only the catalog's Go rules of the admission stage.
 package admission
@@ -32,8 +33,18 @@ type Config struct {
 	Severity map[string]rules.Severity
 	// Facts answers the licence; admission rules need no other facts.
 	Facts rules.Facts
-	// Metrics records decisions and latency.
+	// Metrics records decisions, findings and latency.
 	Metrics *Metrics
+	// ExcludedNamespace is never validated: the operator's own namespace, so
+	// a broken webhook cannot lock out the operator's recovery. The
+	// registration's namespaceSelector skips it too (ExcludeNamespace); the
+	// handler honours it as well, should a registration lack the selector.
+	// Empty excludes nothing.
+	ExcludedNamespace string
+	// AllowNamespaceDowngrade lets a namespace label choose a mode less
+	// strict than Mode (enforce > warn > audit). Off, a tenant who may label
+	// their namespace cannot switch enforcement off for themselves.
+	AllowNamespaceDowngrade bool
 }
 
 // Handler validates one kind. T is the typed object, e.g. *v1alpha1.Provider.
@@ -59,50 +70,72 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 	defer func() { h.cfg.Metrics.Latency.WithLabelValues(h.kind).Observe(time.Since(start).Seconds()) }()
 
 	if req.Kind.Kind == "" {
-		h.count("none", OutcomeError)
+		h.decided(OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("the AdmissionReview has no request naming an object's kind; this webhook validates omnia.altairalabs.ai %s", h.kind))
 	}
 	if req.Kind.Kind != h.kind || req.Kind.Group != "omnia.altairalabs.ai" {
-		h.count("none", OutcomeError)
+		h.decided(OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("this webhook validates omnia.altairalabs.ai %s, not %s %s", h.kind, req.Kind.Group, req.Kind.Kind))
+	}
+	if h.cfg.ExcludedNamespace != "" && req.Namespace == h.cfg.ExcludedNamespace {
+		h.decided(OutcomeExcluded)
+		return admission.Allowed("")
 	}
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 	default:
 		// Deletes and connects carry nothing to validate.
+		h.decided(OutcomeAllowed)
 		return admission.Allowed("")
 	}
 
 	obj := h.newObj()
 	if err := h.decoder.DecodeRaw(req.Object, obj); err != nil {
-		h.count("none", OutcomeError)
+		h.decided(OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the %s in the request: %w", h.kind, err))
 	}
 	in := rules.Input{Object: obj, Facts: h.cfg.Facts}
 	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
 		old := h.newObj()
 		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			h.count("none", OutcomeError)
+			h.decided(OutcomeError)
 			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the stored %s in the request: %w", h.kind, err))
 		}
 		in.Old = old
 	}
 
-	findings := h.cfg.Catalog.Evaluate(h.kind, in, rules.Options{
+	opts := rules.Options{
 		Stages:   []rules.Stage{rules.StageAdmission},
 		Severity: h.cfg.Severity,
-	})
+	}
+	findings := h.cfg.Catalog.Evaluate(h.kind, in, opts)
+	if in.Old != nil {
+		findings = h.ratchet(in, findings, opts)
+	}
 	// The same order as every other surface (omniactl, conditions).
 	rules.SortFindings(findings)
 	return h.respond(h.cfg.modeFor(ctx, req.Namespace), req.Name, findings)
 }
+
+// ratchet applies the update ratchet (rules.RatchetUpdate): only what the
+// update adds may refuse. The old object is judged as a create with the same
+// catalog and options, and only when the ratchet needs it.
+func (h *Handler[T]) ratchet(in rules.Input, findings []rules.Finding, opts rules.Options) []rules.Finding {
+	return rules.RatchetUpdate(in.Object, in.Old, findings, func() []rules.Finding {
+		return h.cfg.Catalog.Evaluate(h.kind, rules.Input{Object: in.Old, Facts: h.cfg.Facts}, opts)
+	})
+}
+
+// RatchetedSuffix ends the warning of a finding the update ratchet let
+// through, so the user learns why an object with a deny finding was admitted.
+const RatchetedSuffix = " (not refused on this update: the stored object already has it, or the update leaves spec unchanged or is made to a Terminating object; fix it)"
 
 // respond turns findings into the admission response for a mode. Dry-run
 // requests get the same answer: the handler has no side effects beyond
 // metrics.
 func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) admission.Response {
 	if len(findings) == 0 {
-		h.count("none", OutcomeAllowed)
+		h.decided(OutcomeAllowed)
 		return admission.Allowed("")
 	}
 	var denied []rules.Finding
@@ -112,24 +145,38 @@ func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) a
 		switch {
 		case mode == ModeAudit:
 			audit[auditAnnotationPrefix+strings.ReplaceAll(f.RuleID, "/", ".")] = f.Field + ": " + f.Message
-			h.count(f.RuleID, OutcomeAudited)
+			h.found(f.RuleID, OutcomeAudited)
 		case f.Severity == rules.SeverityDeny && mode == ModeEnforce:
 			denied = append(denied, f)
-			h.count(f.RuleID, OutcomeDenied)
+			h.found(f.RuleID, OutcomeDenied)
+		case f.Ratcheted:
+			warnings = append(warnings, f.String()+RatchetedSuffix)
+			if mode == ModeEnforce {
+				h.found(f.RuleID, OutcomeRatcheted)
+			} else {
+				h.found(f.RuleID, OutcomeWarned)
+			}
 		default:
 			warnings = append(warnings, f.String())
-			h.count(f.RuleID, OutcomeWarned)
+			h.found(f.RuleID, OutcomeWarned)
 		}
 	}
 	if len(denied) > 0 {
+		h.decided(OutcomeDenied)
 		resp := Denial(h.kind, name, denied)
 		resp.Warnings = warnings
 		return resp
 	}
 	resp := admission.Allowed("")
 	resp.Warnings = warnings
-	if len(audit) > 0 {
+	switch {
+	case len(audit) > 0:
 		resp.AuditAnnotations = audit
+		h.decided(OutcomeAudited)
+	case len(warnings) > 0:
+		h.decided(OutcomeWarned)
+	default:
+		h.decided(OutcomeAllowed)
 	}
 	return resp
 }
@@ -155,6 +202,12 @@ func Denial(kind, name string, denied []rules.Finding) admission.Response {
 	return resp
 }
 
-func (h *Handler[T]) count(rule, outcome string) {
-	h.cfg.Metrics.Decisions.WithLabelValues(h.kind, rule, outcome).Inc()
+// decided counts the one decision of a request.
+func (h *Handler[T]) decided(outcome string) {
+	h.cfg.Metrics.Decisions.WithLabelValues(h.kind, outcome).Inc()
+}
+
+// found counts one finding by rule and what became of it.
+func (h *Handler[T]) found(rule, outcome string) {
+	h.cfg.Metrics.Findings.WithLabelValues(h.kind, rule, outcome).Inc()
 }

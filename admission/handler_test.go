@@ -111,7 +111,10 @@ type handlerCase struct {
 	wantAudit []string
 	// wantErrorText is a substring of an error response's message.
 	wantErrorText string
-	// wantCounts are the decision counter's series, "rule|outcome" → value
+	// wantDecision is the one decision the request counts (kind
+	// AgentRuntime); no other decision series may exist.
+	wantDecision string
+	// wantCounts are the finding counter's series, "rule|outcome" → value
 	// (kind AgentRuntime); every other series must be absent.
 	wantCounts map[string]float64
 }
@@ -148,30 +151,33 @@ func TestHandler(t *testing.T) {
 
 	cases := []handlerCase{
 		{
-			name:        "clean object allowed",
-			req:         reviewRequest{namespace: "agents", name: "support", object: clean},
-			wantAllowed: true,
-			wantCounts:  map[string]float64{"none|allowed": 1},
+			name:         "clean object allowed",
+			req:          reviewRequest{namespace: "agents", name: "support", object: clean},
+			wantAllowed:  true,
+			wantDecision: admission.OutcomeAllowed,
 		},
 		{
-			name:       "deny finding refused with its rule ID and field",
-			req:        reviewRequest{namespace: "agents", name: "support", object: reserved},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1},
+			name:         "deny finding refused with its rule ID and field",
+			req:          reviewRequest{namespace: "agents", name: "support", object: reserved},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
 		},
 		{
-			name:       "every field error listed, not only the first",
-			req:        reviewRequest{namespace: "agents", name: "support", object: threeDenials},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: threeCauses,
-			wantCounts: threeCounts,
+			name:         "every field error listed, not only the first",
+			req:          reviewRequest{namespace: "agents", name: "support", object: threeDenials},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   threeCauses,
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   threeCounts,
 		},
 		{
 			name:         "warn finding allowed with a warning carrying the rule ID",
 			req:          reviewRequest{namespace: "agents", name: "support", object: deprecated},
 			wantAllowed:  true,
 			wantWarnings: []string{ruleDeprecatedA2A},
+			wantDecision: admission.OutcomeWarned,
 			wantCounts:   map[string]float64{ruleDeprecatedA2A + "|warned": 1},
 		},
 		{
@@ -180,27 +186,31 @@ func TestHandler(t *testing.T) {
 			wantCode:     http.StatusUnprocessableEntity,
 			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
 			wantWarnings: []string{ruleDeprecatedA2A},
+			wantDecision: admission.OutcomeDenied,
 			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1, ruleDeprecatedA2A + "|warned": 1},
 		},
 		{
-			name:       "both a2a client lists refused, the deprecation not warned twice",
-			req:        reviewRequest{namespace: "agents", name: "support", object: bothA2A},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.facades[1].a2a.clients", ruleA2AExclusive}},
-			wantCounts: map[string]float64{ruleA2AExclusive + "|denied": 1},
+			name:         "both a2a client lists refused, the deprecation not warned twice",
+			req:          reviewRequest{namespace: "agents", name: "support", object: bothA2A},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.facades[1].a2a.clients", ruleA2AExclusive}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleA2AExclusive + "|denied": 1},
 		},
 		{
-			name:       "dry-run refused the same way",
-			req:        reviewRequest{namespace: "agents", name: "support", object: threeDenials, dryRun: true},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: threeCauses,
-			wantCounts: threeCounts,
+			name:         "dry-run refused the same way",
+			req:          reviewRequest{namespace: "agents", name: "support", object: threeDenials, dryRun: true},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   threeCauses,
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   threeCounts,
 		},
 		{
 			name:         "dry-run warned the same way",
 			req:          reviewRequest{namespace: "agents", name: "support", object: deprecated, dryRun: true},
 			wantAllowed:  true,
 			wantWarnings: []string{ruleDeprecatedA2A},
+			wantDecision: admission.OutcomeWarned,
 			wantCounts:   map[string]float64{ruleDeprecatedA2A + "|warned": 1},
 		},
 		{
@@ -209,38 +219,48 @@ func TestHandler(t *testing.T) {
 			req:          reviewRequest{namespace: "agents", name: "support", object: threeDenials},
 			wantAllowed:  true,
 			wantWarnings: []string{ruleStreamInactivity, ruleReservedEnv, ruleReservedEnv},
+			wantDecision: admission.OutcomeWarned,
 			wantCounts:   map[string]float64{ruleReservedEnv + "|warned": 2, ruleStreamInactivity + "|warned": 1},
 		},
 		{
-			name:        "mode audit allows silently with audit annotations",
-			configure:   mode(admission.ModeAudit),
-			req:         reviewRequest{namespace: "agents", name: "support", object: reservedAndDeprecated},
-			wantAllowed: true,
-			wantAudit:   []string{"finding-agentruntime.deprecated-a2a-clients", "finding-agentruntime.reserved-env-key"},
-			wantCounts:  map[string]float64{ruleReservedEnv + "|audited": 1, ruleDeprecatedA2A + "|audited": 1},
+			name:         "mode audit allows silently with audit annotations",
+			configure:    mode(admission.ModeAudit),
+			req:          reviewRequest{namespace: "agents", name: "support", object: reservedAndDeprecated},
+			wantAllowed:  true,
+			wantAudit:    []string{"finding-agentruntime.deprecated-a2a-clients", "finding-agentruntime.reserved-env-key"},
+			wantDecision: admission.OutcomeAudited,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|audited": 1, ruleDeprecatedA2A + "|audited": 1},
 		},
 		{
-			name:        "mode audit on a clean object: no annotations",
-			configure:   mode(admission.ModeAudit),
-			req:         reviewRequest{namespace: "agents", name: "support", object: clean},
-			wantAllowed: true,
-			wantCounts:  map[string]float64{"none|allowed": 1},
+			name:         "mode audit on a clean object: no annotations",
+			configure:    mode(admission.ModeAudit),
+			req:          reviewRequest{namespace: "agents", name: "support", object: clean},
+			wantAllowed:  true,
+			wantDecision: admission.OutcomeAllowed,
 		},
 		{
-			name:         "namespace label warn overrides global enforce",
-			configure:    labels(map[string]map[string]string{"lenient": {admission.NamespaceModeLabel: "warn"}}),
+			name: "namespace label warn overrides global enforce when downgrades are allowed",
+			configure: func(c *admission.Config) {
+				c.AllowNamespaceDowngrade = true
+				labels(map[string]map[string]string{"lenient": {admission.NamespaceModeLabel: "warn"}})(c)
+			},
 			req:          reviewRequest{namespace: "lenient", name: "support", object: reserved},
 			wantAllowed:  true,
 			wantWarnings: []string{ruleReservedEnv},
+			wantDecision: admission.OutcomeWarned,
 			wantCounts:   map[string]float64{ruleReservedEnv + "|warned": 1},
 		},
 		{
-			name:        "namespace label audit overrides global enforce",
-			configure:   labels(map[string]map[string]string{"quiet": {admission.NamespaceModeLabel: "audit"}}),
-			req:         reviewRequest{namespace: "quiet", name: "support", object: reserved},
-			wantAllowed: true,
-			wantAudit:   []string{"finding-agentruntime.reserved-env-key"},
-			wantCounts:  map[string]float64{ruleReservedEnv + "|audited": 1},
+			name: "namespace label audit overrides global enforce when downgrades are allowed",
+			configure: func(c *admission.Config) {
+				c.AllowNamespaceDowngrade = true
+				labels(map[string]map[string]string{"quiet": {admission.NamespaceModeLabel: "audit"}})(c)
+			},
+			req:          reviewRequest{namespace: "quiet", name: "support", object: reserved},
+			wantAllowed:  true,
+			wantAudit:    []string{"finding-agentruntime.reserved-env-key"},
+			wantDecision: admission.OutcomeAudited,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|audited": 1},
 		},
 		{
 			name: "namespace label enforce overrides global warn",
@@ -248,36 +268,40 @@ func TestHandler(t *testing.T) {
 				c.Mode = admission.ModeWarn
 				labels(map[string]map[string]string{"strict": {admission.NamespaceModeLabel: "enforce"}})(c)
 			},
-			req:        reviewRequest{namespace: "strict", name: "support", object: reserved},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1},
+			req:          reviewRequest{namespace: "strict", name: "support", object: reserved},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
 		},
 		{
-			name:       "an unknown label value keeps the global mode",
-			configure:  labels(map[string]map[string]string{"typo": {admission.NamespaceModeLabel: "off"}}),
-			req:        reviewRequest{namespace: "typo", name: "support", object: reserved},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1},
+			name:         "an unknown label value keeps the global mode",
+			configure:    labels(map[string]map[string]string{"typo": {admission.NamespaceModeLabel: "off"}}),
+			req:          reviewRequest{namespace: "typo", name: "support", object: reserved},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
 		},
 		{
-			name:       "a failed namespace lookup keeps the global mode",
-			configure:  labels(map[string]map[string]string{}),
-			req:        reviewRequest{namespace: "agents", name: "support", object: reserved},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1},
+			name:         "a failed namespace lookup keeps the global mode",
+			configure:    labels(map[string]map[string]string{}),
+			req:          reviewRequest{namespace: "agents", name: "support", object: reserved},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
 		},
 		{
 			name: "severity override raises a warn rule to deny",
 			configure: func(c *admission.Config) {
 				c.Severity = map[string]rules.Severity{ruleDeprecatedA2A: rules.SeverityDeny}
 			},
-			req:        reviewRequest{namespace: "agents", name: "support", object: deprecated},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.facades[1].a2a.clients", ruleDeprecatedA2A}},
-			wantCounts: map[string]float64{ruleDeprecatedA2A + "|denied": 1},
+			req:          reviewRequest{namespace: "agents", name: "support", object: deprecated},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.facades[1].a2a.clients", ruleDeprecatedA2A}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleDeprecatedA2A + "|denied": 1},
 		},
 		{
 			name: "severity override lowers a deny rule to warn",
@@ -287,20 +311,22 @@ func TestHandler(t *testing.T) {
 			req:          reviewRequest{namespace: "agents", name: "support", object: reserved},
 			wantAllowed:  true,
 			wantWarnings: []string{ruleReservedEnv},
+			wantDecision: admission.OutcomeWarned,
 			wantCounts:   map[string]float64{ruleReservedEnv + "|warned": 1},
 		},
 		{
-			name:        "update keeping a reserved key the old object already had is allowed",
-			req:         reviewRequest{op: admissionv1.Update, namespace: "agents", name: "support", object: reserved, old: reserved},
-			wantAllowed: true,
-			wantCounts:  map[string]float64{"none|allowed": 1},
+			name:         "update keeping a reserved key the old object already had is allowed",
+			req:          reviewRequest{op: admissionv1.Update, namespace: "agents", name: "support", object: reserved, old: reserved},
+			wantAllowed:  true,
+			wantDecision: admission.OutcomeAllowed,
 		},
 		{
-			name:       "update adding a reserved key is refused",
-			req:        reviewRequest{op: admissionv1.Update, namespace: "agents", name: "support", object: reserved, old: clean},
-			wantCode:   http.StatusUnprocessableEntity,
-			wantCauses: []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1},
+			name:         "update adding a reserved key is refused",
+			req:          reviewRequest{op: admissionv1.Update, namespace: "agents", name: "support", object: reserved, old: clean},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
 		},
 		{
 			name: "update adding a second reserved key refuses only the new one",
@@ -311,65 +337,74 @@ func TestHandler(t *testing.T) {
 				{"spec.facades[0].extraEnv[0].value", ruleStreamInactivity},
 				{"spec.runtime.extraEnv[1].name", ruleReservedEnv},
 			},
-			wantCounts: map[string]float64{ruleReservedEnv + "|denied": 1, ruleStreamInactivity + "|denied": 1},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1, ruleStreamInactivity + "|denied": 1},
 		},
 		{
-			name:        "delete allowed",
-			req:         reviewRequest{op: admissionv1.Delete, namespace: "agents", name: "support", old: reserved},
-			wantAllowed: true,
-			wantCounts:  map[string]float64{},
+			name:         "delete allowed",
+			req:          reviewRequest{op: admissionv1.Delete, namespace: "agents", name: "support", old: reserved},
+			wantAllowed:  true,
+			wantDecision: admission.OutcomeAllowed,
+			wantCounts:   map[string]float64{},
 		},
 		{
 			name:          "a Provider review sent to the AgentRuntime handler",
 			req:           reviewRequest{kind: "Provider", namespace: "agents", name: "claude", object: manifest(t, "apiVersion: omnia.altairalabs.ai/v1alpha1\nkind: Provider\nmetadata: {name: claude}\nspec: {type: mock}\n")},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "validates omnia.altairalabs.ai AgentRuntime, not omnia.altairalabs.ai Provider",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "a core Pod review",
 			req:           reviewRequest{group: "core", kind: "Pod", namespace: "agents", name: "web", object: []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"}}`)},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "AgentRuntime, not  Pod",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "an AgentRuntime kind from another group",
 			req:           reviewRequest{group: "example.com", kind: "AgentRuntime", namespace: "agents", name: "support", object: clean},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "not example.com AgentRuntime",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "object JSON that does not fit the type",
 			req:           reviewRequest{namespace: "agents", name: "support", object: []byte(`{"apiVersion":"omnia.altairalabs.ai/v1alpha1","kind":"AgentRuntime","metadata":{"name":"support"},"spec":{"facades":"websocket"}}`)},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "decoding the AgentRuntime in the request",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "a Provider object inside an AgentRuntime review",
 			req:           reviewRequest{namespace: "agents", name: "claude", object: manifest(t, "apiVersion: omnia.altairalabs.ai/v1alpha1\nkind: Provider\nmetadata: {name: claude}\nspec: {type: mock}\n")},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "decoding the AgentRuntime in the request",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "a create without an object",
 			req:           reviewRequest{namespace: "agents", name: "support"},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "decoding the AgentRuntime in the request",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 		{
 			name:          "an update whose old object does not fit the type",
 			req:           reviewRequest{op: admissionv1.Update, namespace: "agents", name: "support", object: clean, old: []byte(`{"spec":{"facades":[{"type":7}]}}`)},
 			wantCode:      http.StatusBadRequest,
 			wantErrorText: "decoding the stored AgentRuntime in the request",
-			wantCounts:    map[string]float64{"none|error": 1},
+			wantDecision:  admission.OutcomeError,
 		},
 	}
 
+	runHandlerCases(t, cases)
+}
+
+// runHandlerCases sends each case's review through a fresh AgentRuntime
+// handler and checks the answer and the metrics.
+func runHandlerCases(t *testing.T, cases []handlerCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
@@ -390,6 +425,7 @@ func TestHandler(t *testing.T) {
 				t.Errorf("response UID %q does not echo the request's", resp.UID)
 			}
 			checkResponse(t, tc, resp, raw)
+			checkDecisions(t, cfg.Metrics, map[string]float64{tc.wantDecision: 1})
 			checkCounts(t, cfg.Metrics, tc.wantCounts)
 			if got := histogramCount(t, reg, "AgentRuntime"); got != 1 {
 				t.Errorf("latency histogram observed %d times, want 1", got)
@@ -479,14 +515,28 @@ func warningRule(t *testing.T, w string) string {
 	return strings.TrimPrefix(strings.SplitN(w, "]", 2)[0], "[")
 }
 
-// checkCounts asserts the decision counter holds exactly the want series for
-// kind AgentRuntime.
+// checkCounts asserts the finding counter holds exactly the want series for
+// kind AgentRuntime ("rule|outcome" → value).
 func checkCounts(t *testing.T, m *admission.Metrics, want map[string]float64) {
 	t.Helper()
 	for key, v := range want {
 		rule, outcome, _ := strings.Cut(key, "|")
-		if got := testutil.ToFloat64(m.Decisions.WithLabelValues("AgentRuntime", rule, outcome)); got != v {
-			t.Errorf("omnia_admission_decisions_total{kind=AgentRuntime,rule=%s,outcome=%s} = %v, want %v", rule, outcome, got, v)
+		if got := testutil.ToFloat64(m.Findings.WithLabelValues("AgentRuntime", rule, outcome)); got != v {
+			t.Errorf("omnia_admission_findings_total{kind=AgentRuntime,rule=%s,outcome=%s} = %v, want %v", rule, outcome, got, v)
+		}
+	}
+	if n := testutil.CollectAndCount(m.Findings, "omnia_admission_findings_total"); n != len(want) {
+		t.Errorf("finding counter has %d series, want %d (%v)", n, len(want), want)
+	}
+}
+
+// checkDecisions asserts the decision counter holds exactly the want series
+// for kind AgentRuntime (outcome → value).
+func checkDecisions(t *testing.T, m *admission.Metrics, want map[string]float64) {
+	t.Helper()
+	for outcome, v := range want {
+		if got := testutil.ToFloat64(m.Decisions.WithLabelValues("AgentRuntime", outcome)); got != v {
+			t.Errorf("omnia_admission_decisions_total{kind=AgentRuntime,outcome=%s} = %v, want %v", outcome, got, v)
 		}
 	}
 	if n := testutil.CollectAndCount(m.Decisions, "omnia_admission_decisions_total"); n != len(want) {
@@ -534,8 +584,13 @@ func TestHandlerMetricsAccumulate(t *testing.T) {
 			t.Fatalf("HTTP %d: %s", status, raw)
 		}
 	}
+	// One decision per request, however many findings it carries.
+	checkDecisions(t, cfg.Metrics, map[string]float64{
+		admission.OutcomeAllowed: 2,
+		admission.OutcomeDenied:  2,
+		admission.OutcomeWarned:  1,
+	})
 	checkCounts(t, cfg.Metrics, map[string]float64{
-		"none|allowed":                   2,
 		ruleReservedEnv + "|denied":      3,
 		ruleStreamInactivity + "|denied": 1,
 		ruleDeprecatedA2A + "|warned":    1,
@@ -545,13 +600,17 @@ func TestHandlerMetricsAccumulate(t *testing.T) {
 	}
 	// The series are those the operator's /metrics serves.
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(`
-# HELP omnia_admission_decisions_total Admission decisions by kind, rule ID and outcome (allowed, denied, warned, audited, error).
+# HELP omnia_admission_decisions_total Admission decisions, one per request, by kind and outcome (allowed, denied, warned, audited, error, excluded).
 # TYPE omnia_admission_decisions_total counter
-omnia_admission_decisions_total{kind="AgentRuntime",outcome="allowed",rule="none"} 2
-omnia_admission_decisions_total{kind="AgentRuntime",outcome="denied",rule="agentruntime/reserved-env-key"} 3
-omnia_admission_decisions_total{kind="AgentRuntime",outcome="denied",rule="agentruntime/stream-inactivity-timeout"} 1
-omnia_admission_decisions_total{kind="AgentRuntime",outcome="warned",rule="agentruntime/deprecated-a2a-clients"} 1
-`), "omnia_admission_decisions_total"); err != nil {
+omnia_admission_decisions_total{kind="AgentRuntime",outcome="allowed"} 2
+omnia_admission_decisions_total{kind="AgentRuntime",outcome="denied"} 2
+omnia_admission_decisions_total{kind="AgentRuntime",outcome="warned"} 1
+# HELP omnia_admission_findings_total Findings of admission requests by kind, rule ID and outcome (denied, warned, audited, ratcheted).
+# TYPE omnia_admission_findings_total counter
+omnia_admission_findings_total{kind="AgentRuntime",outcome="denied",rule="agentruntime/reserved-env-key"} 3
+omnia_admission_findings_total{kind="AgentRuntime",outcome="denied",rule="agentruntime/stream-inactivity-timeout"} 1
+omnia_admission_findings_total{kind="AgentRuntime",outcome="warned",rule="agentruntime/deprecated-a2a-clients"} 1
+`), "omnia_admission_decisions_total", "omnia_admission_findings_total"); err != nil {
 		t.Error(err)
 	}
 }
@@ -633,10 +692,10 @@ func TestHandlerBadInput(t *testing.T) {
 		{name: "Provider review", body: reviewBody(t, reviewRequest{kind: "Provider", namespace: "agents", name: "p", object: []byte(`{"apiVersion":"omnia.altairalabs.ai/v1alpha1","kind":"Provider","spec":{"type":"mock"}}`)}), wantCode: http.StatusBadRequest, wantText: "not omnia.altairalabs.ai Provider"},
 		{name: "Pod review", body: reviewBody(t, reviewRequest{group: "core", kind: "Pod", namespace: "agents", name: "p", object: []byte(`{"apiVersion":"v1","kind":"Pod"}`)}), wantCode: http.StatusBadRequest, wantText: "AgentRuntime, not  Pod"},
 		{name: "object that does not fit the type", body: reviewBody(t, reviewRequest{namespace: "agents", name: "a", object: []byte(`{"spec":{"providers":{"default":1}}}`)}), wantCode: http.StatusBadRequest, wantText: "decoding the AgentRuntime"},
-		{name: "over 3 MiB with Content-Length", body: padded(limit + 1), wantCode: http.StatusRequestEntityTooLarge, wantText: "exceeds the 3145728-byte limit"},
-		{name: "over 3 MiB chunked", body: padded(limit + 1), chunked: true, wantCode: http.StatusBadRequest, wantText: "exceeds the 3145728-byte limit"},
-		{name: "far over 3 MiB with Content-Length", body: padded(8 << 20), wantCode: http.StatusRequestEntityTooLarge, wantText: "exceeds the 3145728-byte limit"},
-		{name: "far over 3 MiB chunked", body: padded(8 << 20), chunked: true, wantCode: http.StatusBadRequest, wantText: "exceeds the 3145728-byte limit"},
+		{name: "at the limit with Content-Length", body: padded(limit), wantCode: http.StatusRequestEntityTooLarge, wantText: "smaller than 7340032 bytes"},
+		{name: "at the limit chunked", body: padded(limit), chunked: true, wantCode: http.StatusRequestEntityTooLarge, wantText: "7340032 bytes"},
+		{name: "far over the limit with Content-Length", body: padded(16 << 20), wantCode: http.StatusRequestEntityTooLarge, wantText: "smaller than 7340032 bytes"},
+		{name: "far over the limit chunked", body: padded(16 << 20), chunked: true, wantCode: http.StatusRequestEntityTooLarge, wantText: "7340032 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -662,15 +721,15 @@ func TestHandlerBadInput(t *testing.T) {
 		})
 	}
 
-	// Exactly at the limit a review is read and evaluated, either way it
+	// One byte under the limit a review is read and evaluated, either way it
 	// arrives.
 	for _, chunked := range []bool{false, true} {
-		resp := post(t, srv.URL, padded(limit), "", chunked)
+		resp := post(t, srv.URL, padded(limit-1), "", chunked)
 		if lastChunked.Load() != chunked {
 			t.Fatalf("request chunked = %v, want %v", lastChunked.Load(), chunked)
 		}
 		if resp.Allowed || resp.Result.Code != http.StatusUnprocessableEntity {
-			t.Errorf("a %d-byte review (chunked %v) was not evaluated: %+v", limit, chunked, resp.Result)
+			t.Errorf("a %d-byte review (chunked %v) was not evaluated: %+v", limit-1, chunked, resp.Result)
 		}
 	}
 	if panics.Load() > 0 {

@@ -10,17 +10,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MaxReviewBytes bounds an AdmissionReview body. The API server's own object
-// limit is about 3 MiB; anything larger is not a request it sent.
-const MaxReviewBytes = 3 << 20
+// MaxReviewBytes bounds an AdmissionReview body: a review must be smaller.
+// The API server accepts request bodies up to 3 MiB, and an UPDATE's review
+// carries two objects (the new one and the stored one) besides the request
+// envelope, so the bound is 7 MiB — the most controller-runtime's webhook
+// reads, too. Anything larger is not a request the API server sent.
+const MaxReviewBytes = 7 << 20
 
-// limitBody refuses bodies over MaxReviewBytes with a clear AdmissionReview
-// error (HTTP 200, allowed=false, code 413), as the API server expects a
-// review back whatever went wrong.
+// limitBody refuses bodies of MaxReviewBytes or more with a clear
+// AdmissionReview error (HTTP 200, allowed=false, code 413), as the API server
+// expects a review back whatever went wrong.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > MaxReviewBytes {
-			writeReviewError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("admission review of %d bytes exceeds the %d-byte limit", r.ContentLength, MaxReviewBytes))
+		if r.ContentLength >= MaxReviewBytes {
+			writeReviewError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("admission review of %d bytes is over the limit: a review must be smaller than %d bytes", r.ContentLength, MaxReviewBytes))
 			return
 		}
 		// An empty body stays http.NoBody, so the webhook reports it as
@@ -30,15 +33,16 @@ func limitBody(next http.Handler) http.Handler {
 		// next request on that connection).
 		if r.Body != nil && r.Body != http.NoBody {
 			capped := r.WithContext(r.Context())
-			capped.Body = &cappedBody{ReadCloser: r.Body, remaining: MaxReviewBytes + 1}
+			capped.Body = &cappedBody{ReadCloser: r.Body, remaining: MaxReviewBytes}
 			r = capped
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// cappedBody ends the stream after the limit; the webhook then fails to
-// decode a truncated review and answers with a 400 review error.
+// cappedBody ends a body of unknown length at the limit. controller-runtime's
+// webhook stops reading at the same size and answers 413; the cap keeps the
+// bound should that ever change.
 type cappedBody struct {
 	io.ReadCloser
 	remaining int64

@@ -18,7 +18,10 @@ const (
 	ModeAudit Mode = "audit"
 )
 
-// NamespaceModeLabel on a Namespace overrides the global mode for objects in it.
+// NamespaceModeLabel on a Namespace overrides the global mode for objects in
+// it. It may only make enforcement stricter unless the operator allows
+// downgrades (Config.AllowNamespaceDowngrade, --allow-namespace-downgrade):
+// whoever may label a namespace must not thereby switch enforcement off.
 const NamespaceModeLabel = "omnia.altairalabs.ai/enforcement-mode"
 
 // ParseMode parses a mode name.
@@ -34,9 +37,22 @@ func ParseMode(s string) (Mode, error) {
 // cache. A nil func means no per-namespace override.
 type NamespaceLabels func(ctx context.Context, namespace string) (map[string]string, error)
 
+// strictness orders the modes: enforce > warn > audit.
+func (m Mode) strictness() int {
+	switch m {
+	case ModeEnforce:
+		return 2
+	case ModeWarn:
+		return 1
+	}
+	return 0
+}
+
 // modeFor resolves the mode for a request in namespace: the namespace label
-// when it names a valid mode, else the global mode. A lookup failure keeps
-// the global mode (fail towards the stricter, configured behaviour).
+// when it names a valid mode at least as strict as the global mode (or any
+// valid mode when AllowNamespaceDowngrade is set), else the global mode. A
+// lookup failure keeps the global mode (fail towards the stricter,
+// configured behaviour).
 func (c *Config) modeFor(ctx context.Context, namespace string) Mode {
 	if namespace == "" || c.NamespaceLabels == nil {
 		return c.Mode
@@ -45,8 +61,12 @@ func (c *Config) modeFor(ctx context.Context, namespace string) Mode {
 	if err != nil {
 		return c.Mode
 	}
-	if m, err := ParseMode(labels[NamespaceModeLabel]); err == nil {
-		return m
+	m, err := ParseMode(labels[NamespaceModeLabel])
+	if err != nil {
+		return c.Mode
 	}
-	return c.Mode
+	if m.strictness() < c.Mode.strictness() && !c.AllowNamespaceDowngrade {
+		return c.Mode
+	}
+	return m
 }

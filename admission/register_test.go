@@ -2,18 +2,24 @@ package admission_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/admission"
+	"github.com/altairalabs/omnia/test/controlplane"
 )
 
 // TestRegisterServesEveryKindOnItsPath registers the handlers on a webhook
@@ -82,16 +88,12 @@ func TestServedMatchesWebhookManifest(t *testing.T) {
 		if !slices.Equal(w.AdmissionReviewVersions, []string{"v1"}) {
 			t.Errorf("%s: admissionReviewVersions %v, want [v1]", w.Name, w.AdmissionReviewVersions)
 		}
-		excludes := false
+		// The excluded namespace is deployment configuration: it is set
+		// where the webhooks are registered, from the operator's
+		// --excluded-namespace (TestWebhookRegistrationExcludesNamespace),
+		// never generated from a literal.
 		if w.NamespaceSelector != nil {
-			for _, e := range w.NamespaceSelector.MatchExpressions {
-				if e.Key == "kubernetes.io/metadata.name" && e.Operator == "NotIn" && slices.Contains(e.Values, "omnia-system") {
-					excludes = true
-				}
-			}
-		}
-		if !excludes {
-			t.Errorf("%s: the namespaceSelector does not exclude omnia-system", w.Name)
+			t.Errorf("%s: the generated configuration carries a namespaceSelector %+v", w.Name, w.NamespaceSelector)
 		}
 	}
 	var served []string
@@ -116,4 +118,86 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) accepted", s)
 		}
 	}
+}
+
+// TestWebhookRegistrationExcludesNamespace checks both registrations set
+// every webhook's namespaceSelector to skip the excluded namespace: the one
+// Go registers (make run, test/controlplane), from the value the operator is
+// given as --excluded-namespace, and the kustomization deployed to a cluster,
+// from the namespace it deploys to.
+func TestWebhookRegistrationExcludesNamespace(t *testing.T) {
+	excludes := func(w admissionregistrationv1.ValidatingWebhook, ns string) bool {
+		if w.NamespaceSelector == nil || len(w.NamespaceSelector.MatchLabels) > 0 || len(w.NamespaceSelector.MatchExpressions) != 1 {
+			return false
+		}
+		e := w.NamespaceSelector.MatchExpressions[0]
+		return e.Key == "kubernetes.io/metadata.name" && e.Operator == metav1.LabelSelectorOpNotIn && slices.Equal(e.Values, []string{ns})
+	}
+	t.Run("Go registration", func(t *testing.T) {
+		for _, ns := range []string{"omnia-system", "platform-ops"} {
+			configs, err := controlplane.ValidatingWebhooks(ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, c := range configs {
+				for _, w := range c.Webhooks {
+					n++
+					if !excludes(w, ns) {
+						t.Errorf("%s: namespaceSelector %+v does not exclude exactly %s", w.Name, w.NamespaceSelector, ns)
+					}
+				}
+			}
+			if n != len(admission.Served) {
+				t.Errorf("%d webhooks registered, want %d", n, len(admission.Served))
+			}
+		}
+	})
+	t.Run("kustomization", func(t *testing.T) {
+		data, err := os.ReadFile("../config/webhook/kustomization.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k struct {
+			Namespace string `json:"namespace"`
+			Patches   []struct {
+				Target struct{ Kind string } `json:"target"`
+				Patch  string                `json:"patch"`
+			} `json:"patches"`
+		}
+		if err := sigsyaml.Unmarshal(data, &k); err != nil {
+			t.Fatal(err)
+		}
+		selectors := map[string]*metav1.LabelSelector{}
+		for _, p := range k.Patches {
+			if p.Target.Kind != "ValidatingWebhookConfiguration" {
+				continue
+			}
+			var ops []struct {
+				Op    string          `json:"op"`
+				Path  string          `json:"path"`
+				Value json.RawMessage `json:"value"`
+			}
+			if err := sigsyaml.Unmarshal([]byte(p.Patch), &ops); err != nil {
+				t.Fatalf("kustomization patch: %v", err)
+			}
+			for _, op := range ops {
+				if op.Op != "add" || !strings.HasSuffix(op.Path, "/namespaceSelector") {
+					continue
+				}
+				sel := &metav1.LabelSelector{}
+				if err := json.Unmarshal(op.Value, sel); err != nil {
+					t.Fatalf("kustomization %s: %v", op.Path, err)
+				}
+				selectors[op.Path] = sel
+			}
+		}
+		for i := 0; i < len(admission.Served); i++ {
+			path := fmt.Sprintf("/webhooks/%d/namespaceSelector", i)
+			w := admissionregistrationv1.ValidatingWebhook{NamespaceSelector: selectors[path]}
+			if !excludes(w, k.Namespace) {
+				t.Errorf("kustomization: %s is %+v, want NotIn [%s] (the namespace it deploys to)", path, selectors[path], k.Namespace)
+			}
+		}
+	})
 }

@@ -63,7 +63,9 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 	}
 	dir := t.TempDir()
 	// Every CRD: the operator's controllers watch every kind.
-	env, op, err := controlplane.WithOperator(controlplane.Options{}, dir)
+	// Downgrades allowed: the namespaces "lenient" (warn) and "ratchet"
+	// (audit) relax the global enforce mode.
+	env, op, err := controlplane.WithOperator(controlplane.Options{}, dir, "--allow-namespace-downgrade")
 	if err != nil {
 		if log, rerr := os.ReadFile(filepath.Join(dir, "operator.log")); rerr == nil {
 			t.Logf("operator log:\n%s", log)
@@ -235,31 +237,65 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("update ratchet", func(t *testing.T) { testRatchetOnAPIServer(t, env.Config) })
+
 	t.Run("metrics on the operator's /metrics", func(t *testing.T) {
-		series := scrapeDecisions(t, op.MetricsURL)
+		// One decision per request, by kind and outcome.
+		decisions := scrapeCounter(t, op.MetricsURL, "omnia_admission_decisions_total")
 		for _, want := range []struct {
-			rule, outcome string
+			kind, outcome string
 			min           float64
 		}{
-			{ruleReservedEnv, admission.OutcomeDenied, 3}, // create, dry-run, three-errors
-			{ruleReservedEnv, admission.OutcomeWarned, 2}, // lenient dry-run and create
-			{ruleDeprecatedA2A, admission.OutcomeWarned, 2},
-			{"none", admission.OutcomeAllowed, 1},
+			{"AgentRuntime", admission.OutcomeDenied, 4}, // create, dry-run, three-errors, added key
+			{"AgentRuntime", admission.OutcomeWarned, 2}, // deprecated list; lenient create
+			{"AgentRuntime", admission.OutcomeAllowed, 1},
+			{"Provider", admission.OutcomeAudited, 2}, // the ratchet's creates in audit mode
+			{"Provider", admission.OutcomeWarned, 1},  // the label change, its finding ratcheted
+			{"Provider", admission.OutcomeDenied, 2},  // enforce-mode probe, the new violation
 		} {
-			key := fmt.Sprintf(`kind="AgentRuntime",outcome=%q,rule=%q`, want.outcome, want.rule)
-			if got, ok := series[key]; !ok || got < want.min {
+			key := fmt.Sprintf(`kind=%q,outcome=%q`, want.kind, want.outcome)
+			if got, ok := decisions[key]; !ok || got < want.min {
 				t.Errorf("omnia_admission_decisions_total{%s} = %v (present %v), want >= %v", key, got, ok, want.min)
 			}
 		}
+		for key := range decisions {
+			if strings.Contains(key, "rule=") {
+				t.Errorf("omnia_admission_decisions_total{%s} is labelled by rule: it counts findings, not decisions", key)
+			}
+		}
+		// Findings by kind, rule and outcome.
+		findings := scrapeCounter(t, op.MetricsURL, "omnia_admission_findings_total")
+		for _, want := range []struct {
+			kind, rule, outcome string
+			min                 float64
+		}{
+			{"AgentRuntime", ruleReservedEnv, admission.OutcomeDenied, 4},
+			{"AgentRuntime", ruleReservedEnv, admission.OutcomeWarned, 2}, // lenient dry-run and create
+			{"AgentRuntime", ruleDeprecatedA2A, admission.OutcomeWarned, 2},
+			{"Provider", ruleProviderTimeout, admission.OutcomeRatcheted, 2}, // label change, new violation
+			{"Provider", ruleProviderPricing, admission.OutcomeDenied, 1},
+		} {
+			key := fmt.Sprintf(`kind=%q,outcome=%q,rule=%q`, want.kind, want.outcome, want.rule)
+			if got, ok := findings[key]; !ok || got < want.min {
+				t.Errorf("omnia_admission_findings_total{%s} = %v (present %v), want >= %v", key, got, ok, want.min)
+			}
+		}
 		if t.Failed() {
-			t.Logf("series: %v", series)
+			t.Logf("decisions: %v\nfindings: %v", decisions, findings)
 		}
 	})
 }
 
-// assertRefused checks err is the API server's refusal carrying the rule ID
-// in its message and a status cause at field naming the rule.
+// assertRefused checks err is the AgentRuntime webhook's refusal, through
+// the API server, carrying the rule ID in its message and a status cause at
+// field naming the rule.
 func assertRefused(t *testing.T, err error, rule, field string) *metav1.Status {
+	t.Helper()
+	return assertRefusedBy(t, err, "vagentruntime.omnia.altairalabs.ai", rule, field)
+}
+
+// assertRefusedBy is assertRefused for the named webhook.
+func assertRefusedBy(t *testing.T, err error, webhook, rule, field string) *metav1.Status {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("admitted; want a refusal by %s at %s", rule, field)
@@ -272,7 +308,7 @@ func assertRefused(t *testing.T, err error, rule, field string) *metav1.Status {
 	if st.Code != http.StatusUnprocessableEntity || st.Reason != metav1.StatusReasonInvalid {
 		t.Errorf("code %d reason %q, want 422 Invalid", st.Code, st.Reason)
 	}
-	if !strings.Contains(st.Message, `admission webhook "vagentruntime.omnia.altairalabs.ai" denied the request`) ||
+	if !strings.Contains(st.Message, `admission webhook "`+webhook+`" denied the request`) ||
 		!strings.Contains(st.Message, "["+rule+"] "+field+": ") {
 		t.Errorf("message %q does not name the webhook, [%s] and %s", st.Message, rule, field)
 	}
@@ -312,9 +348,9 @@ func eventually(t *testing.T, timeout time.Duration, f func() error) {
 	}
 }
 
-// scrapeDecisions reads omnia_admission_decisions_total from a /metrics
-// endpoint, keyed by its label set as exposed (sorted by label name).
-func scrapeDecisions(t *testing.T, url string) map[string]float64 {
+// scrapeCounter reads the series of the counter name from a /metrics
+// endpoint, keyed by their label sets as exposed (sorted by label name).
+func scrapeCounter(t *testing.T, url, name string) map[string]float64 {
 	t.Helper()
 	res, err := http.Get(url)
 	if err != nil {
@@ -327,7 +363,7 @@ func scrapeDecisions(t *testing.T, url string) map[string]float64 {
 	out := map[string]float64{}
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	const prefix = "omnia_admission_decisions_total{"
+	prefix := name + "{"
 	for sc.Scan() {
 		line := sc.Text()
 		if !strings.HasPrefix(line, prefix) {
@@ -347,7 +383,7 @@ func scrapeDecisions(t *testing.T, url string) map[string]float64 {
 		t.Fatal(err)
 	}
 	if len(out) == 0 {
-		t.Fatalf("%s serves no omnia_admission_decisions_total series", url)
+		t.Fatalf("%s serves no %s series", url, name)
 	}
 	return out
 }

@@ -179,6 +179,8 @@ func TestProviderRuleMetadata(t *testing.T) {
 		condition string
 		reason    string
 	}{
+		"provider/base-url":                  {StageAdmission, SeverityDeny, "", ""},
+		"provider/base-url-plain-http":       {StageAdmission, SeverityWarn, "", ""},
 		"provider/credential-env-var-name":   {StageAdmission, SeverityWarn, "CredentialConfigured", "InvalidEnvVar"},
 		"provider/credential-required":       {StageAdmission, SeverityWarn, "CredentialConfigured", "CredentialMissing"},
 		"provider/placeholder-credential":    {StageReconcile, SeverityWarn, "CredentialConfigured", "PlaceholderCredential"},

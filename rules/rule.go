@@ -108,6 +108,11 @@ type Finding struct {
 	Reason    string   `json:"reason,omitempty"`
 	Condition string   `json:"condition,omitempty"`
 	Message   string   `json:"message"`
+	// Ratcheted marks a finding the update ratchet (ratchet.go) let through:
+	// its rule would deny, but the old object already had it at this field,
+	// or the update left spec unchanged or was made to a Terminating object.
+	// Its Severity is then warn, so it is reported and never refuses.
+	Ratcheted bool `json:"ratcheted,omitempty"`
 }
 
 // String renders a finding the way every surface prints it.

@@ -160,6 +160,21 @@ func init() {
 // Kinds, Stage, Severity and Source are filled in at registration.
 var toolRegistrySchemaRules = []Rule{
 	{
+		ID:   "toolregistry/probe-interval-range",
+		Doc:  "spec.probe.interval is from 5s to 24h (a value stored before the bound is clamped into it by the controller).",
+		Spec: "toolregistry.md#probing",
+	},
+	{
+		ID:   "toolregistry/probe-timeout-range",
+		Doc:  "spec.probe.timeout is from 100ms to 60s (a value stored before the bound is clamped into it by the controller).",
+		Spec: "toolregistry.md#probing",
+	},
+	{
+		ID:   "toolregistry/probe-timeout-within-interval",
+		Doc:  "spec.probe.timeout is at most spec.probe.interval.",
+		Spec: "toolregistry.md#probing",
+	},
+	{
 		ID:   "toolregistry/platform-handler-fields",
 		Doc:  "A platform handler sets none of tool, httpConfig, grpcConfig, mcpConfig, openAPIConfig, clientConfig, sandbox, auth or delegation.",
 		Spec: "toolregistry.md#platform-handler-self-describing",

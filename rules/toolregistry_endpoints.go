@@ -2,7 +2,6 @@ package rules
 
 import (
 	"net"
-	"net/netip"
 	"net/url"
 	"strings"
 
@@ -24,36 +23,11 @@ func init() {
 		Condition: v1alpha1.ToolRegistryConditionHandlersValid,
 		Reason:    ToolRegistryReasonValidationFailed,
 		Doc: "mcpConfig.endpoint's host may not be a link-local or cloud-metadata address: a literal IP in 169.254.0.0/16, fe80::/10, " +
-			"100.100.100.200, fd00:ec2::254, fd00:ec2::23, fd20:ce::254 or fd00:42::42 (IPv4-mapped forms too), or the hostnames " +
+			"100.100.100.200, fd00:ec2::254, fd00:ec2::23, fd20:ce::254 or fd00:42::42 (IPv4-mapped and NAT64 forms too), or the hostnames " +
 			"metadata, metadata.google.internal, metadata.goog, instance-data, instance-data.ec2.internal, metadata.tencentyun.com.",
 		Spec:  "toolregistry.md#mcp-configuration-options",
 		Check: checkToolRegistryMCPMetadataAddress,
 	})
-}
-
-// toolRegistryMetadataPrefixes are the link-local ranges and the cloud
-// metadata addresses outside them. 169.254.169.254 (AWS, GCP, Azure, OCI,
-// DigitalOcean), 169.254.170.2 (ECS task credentials), 169.254.170.23 (EKS
-// Pod Identity) and 169.254.42.42 (Scaleway) are inside 169.254.0.0/16.
-var toolRegistryMetadataPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("169.254.0.0/16"),     // IPv4 link-local
-	netip.MustParsePrefix("fe80::/10"),          // IPv6 link-local
-	netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud metadata
-	netip.MustParsePrefix("fd00:ec2::254/128"),  // AWS IMDS, IPv6
-	netip.MustParsePrefix("fd00:ec2::23/128"),   // AWS EKS Pod Identity agent, IPv6
-	netip.MustParsePrefix("fd20:ce::254/128"),   // GCP metadata server, IPv6
-	netip.MustParsePrefix("fd00:42::42/128"),    // Scaleway metadata, IPv6
-}
-
-// toolRegistryMetadataHostnames are well-known names of cloud metadata
-// services (compared lower-cased, without a trailing dot).
-var toolRegistryMetadataHostnames = map[string]bool{
-	"metadata":                   true, // GCP short name
-	"metadata.google.internal":   true, // GCP
-	"metadata.goog":              true, // GCP
-	"instance-data":              true, // AWS short name
-	"instance-data.ec2.internal": true, // AWS
-	"metadata.tencentyun.com":    true, // Tencent Cloud
 }
 
 // toolRegistryMetadataHost reports the host of endpoint when it is a
@@ -72,19 +46,7 @@ func toolRegistryMetadataHost(endpoint string) (string, bool) {
 	}
 	candidates := [2]string{u.Hostname(), strings.Trim(u.Host, "[]")}
 	for _, h := range candidates {
-		if h == "" {
-			continue
-		}
-		if addr, err := netip.ParseAddr(h); err == nil {
-			addr = addr.WithZone("").Unmap()
-			for _, p := range toolRegistryMetadataPrefixes {
-				if p.Contains(addr) {
-					return h, true
-				}
-			}
-			continue
-		}
-		if toolRegistryMetadataHostnames[strings.TrimSuffix(strings.ToLower(h), ".")] {
+		if MetadataHost(h) {
 			return h, true
 		}
 	}

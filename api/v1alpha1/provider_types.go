@@ -379,7 +379,10 @@ type ProviderSpec struct {
 	Auth *ProviderAuth `json:"auth,omitempty"`
 
 	// baseURL overrides the provider's default API endpoint (proxies,
-	// gateways, self-hosted models such as vllm).
+	// gateways, self-hosted models such as vllm). An absolute https (or, with
+	// a warning, http) URL with no user info, not naming a link-local or
+	// cloud-metadata host. The operator sends a credential probe only to the
+	// vendor's default host or a host it is configured to allow.
 	// +optional
 	BaseURL string `json:"baseURL,omitempty"`
 

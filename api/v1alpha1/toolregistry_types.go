@@ -794,29 +794,42 @@ type ToolRegistrySandbox struct {
 }
 
 // ToolRegistryProbe turns on periodic TCP reachability probing of each
-// tool's endpoint.
+// tool's endpoint. interval and timeout are bounded so a probe neither spins
+// nor holds the controller: a value that is not a Go duration is left to the
+// catalog's toolregistry/duration-format rule (the regular expression guards
+// CEL's duration()).
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self.interval) >= duration('5s') && duration(self.interval) <= duration('24h'))",message="[toolregistry/probe-interval-range] spec.probe.interval must be from 5s to 24h: a shorter interval re-dials every endpoint in a loop, a longer one leaves tool status stale for days",fieldPath=".interval",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || !self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || (duration(self.timeout) >= duration('100ms') && duration(self.timeout) <= duration('60s'))",message="[toolregistry/probe-timeout-range] spec.probe.timeout must be from 100ms to 60s: it is a TCP dial timeout, and a longer one holds the controller's probe for as long",fieldPath=".timeout",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.timeout) || !self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.timeout.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.timeout) <= duration(self.interval)",message="[toolregistry/probe-timeout-within-interval] spec.probe.timeout may not be longer than spec.probe.interval: a probe round must end before the next is due",fieldPath=".timeout",reason=FieldValueInvalid
 type ToolRegistryProbe struct {
 	// enabled turns reachability probing on. Required within spec.probe;
 	// omitting spec.probe entirely behaves as disabled.
 	// +required
 	Enabled *bool `json:"enabled"`
 
-	// interval is how often endpoints are re-probed. Defaults to 60s.
+	// interval is how often endpoints are re-probed, a Go duration from 5s
+	// to 24h. Defaults to 60s.
 	// +kubebuilder:default="60s"
+	// +kubebuilder:validation:MaxLength=32
 	// +optional
 	Interval string `json:"interval,omitempty"`
 
-	// timeout is the per-endpoint TCP dial timeout. Defaults to 5s.
+	// timeout is the per-endpoint TCP dial timeout, a Go duration from 100ms
+	// to 60s and at most interval. Defaults to 5s.
 	// +kubebuilder:default="5s"
+	// +kubebuilder:validation:MaxLength=32
 	// +optional
 	Timeout string `json:"timeout,omitempty"`
 }
 
 // ToolRegistrySpec is the desired state of a ToolRegistry.
 type ToolRegistrySpec struct {
-	// handlers are the tool handlers of this registry, at least one, each with
-	// a unique name. Each connects to a tool source and exposes one or more tools.
+	// handlers are the tool handlers of this registry, from 1 to 64, each
+	// with a unique name. Each connects to a tool source and exposes one or
+	// more tools. The bound keeps one registry's probe round, status and CEL
+	// cost small; more tools go in further registries.
 	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
 	// +listType=map
 	// +listMapKey=name
 	// +required

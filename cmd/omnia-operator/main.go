@@ -39,15 +39,21 @@ func main() {
 		zapOpts       = zap.Options{}
 		leaderElectNS string
 	)
+	var (
+		excludedNS     string
+		allowDowngrade bool
+	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address /metrics is served on; 0 disables it")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address /healthz and /readyz are served on")
 	flag.IntVar(&webhookPort, "webhook-port", 9443, "port the validating webhooks are served on (TLS)")
 	flag.StringVar(&webhookHost, "webhook-host", "", "address the webhooks bind to; empty binds every interface")
 	flag.StringVar(&certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook's tls.crt and tls.key")
-	flag.StringVar(&modeName, "enforcement-mode", string(admission.ModeEnforce), "global admission mode: enforce, warn or audit; a namespace label "+admission.NamespaceModeLabel+" overrides it")
+	flag.StringVar(&modeName, "enforcement-mode", string(admission.ModeEnforce), "global admission mode: enforce, warn or audit; a namespace label "+admission.NamespaceModeLabel+" may make it stricter (or laxer with --allow-namespace-downgrade)")
 	flag.Var(severities, "rule-severity", "raise (or set) a rule's severity: <rule-id>=deny|warn; repeatable")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader (through a Lease) so only one replica runs controllers")
 	flag.StringVar(&leaderElectNS, "leader-election-namespace", "", "namespace of the leader-election Lease (defaults to the in-cluster namespace)")
+	flag.StringVar(&excludedNS, "excluded-namespace", ownNamespace(), "namespace the webhooks never validate (the operator's own); the webhook registration's namespaceSelector must skip the same one")
+	flag.BoolVar(&allowDowngrade, "allow-namespace-downgrade", false, "let the namespace label "+admission.NamespaceModeLabel+" choose a less strict mode than --enforcement-mode (enforce > warn > audit)")
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
@@ -95,6 +101,8 @@ func main() {
 			}
 			return ns.Labels, nil
 		},
+		ExcludedNamespace:       excludedNS,
+		AllowNamespaceDowngrade: allowDowngrade,
 	})
 
 	for _, setup := range controllerSetups {

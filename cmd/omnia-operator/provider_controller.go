@@ -1,16 +1,41 @@
 package main
 
 import (
+	"flag"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/altairalabs/omnia/reconcile/provider"
 )
 
-// The Provider controller, with its default options: the real clock, probes
-// every 30s with a 10s timeout, Unavailable after 5 minutes of endpoint
-// failures.
+// providerEgress is the vendor egress policy, from --credential-probe and
+// --credential-probe-hosts (registered here on the command line main
+// parses; a bad value stops the operator at flag parsing).
+var providerEgress provider.Egress
+
 func init() {
+	flag.Func("credential-probe",
+		"on|off (default on): off turns vendor egress off entirely — no Provider credential probe and no endpoint health check; "+
+			"CredentialValid and EndpointReachable are then Unknown (CredentialProbeDisabled, EndpointProbeDisabled)",
+		func(s string) error {
+			off, err := provider.ParseCredentialProbeMode(s)
+			providerEgress.Off = off
+			return err
+		})
+	flag.Func("credential-probe-hosts",
+		"comma-separated host or host:port list (host alone means port 443) to which a Provider's credential may be sent over https "+
+			"besides the vendor's default host (e.g. openrouter.ai,llm-gateway.internal:8443); any other spec.baseURL gets no request "+
+			"and CredentialValid Unknown (CredentialProbeHostNotAllowed)",
+		func(s string) error {
+			hosts, err := provider.ParseCredentialProbeHosts(s)
+			providerEgress.CredentialHosts = append(providerEgress.CredentialHosts, hosts...)
+			return err
+		})
+
+	// The Provider controller, with its default options: the real clock,
+	// probes every 30s with a 10s timeout through netguard's transport,
+	// Unavailable after 5 minutes of endpoint failures.
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return provider.SetupWithManager(mgr, provider.Options{})
+		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress})
 	})
 }

@@ -25,6 +25,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -77,9 +78,16 @@ func run() error {
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: filepath.Join(state, "etcd")}
 	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: filepath.Join(state, "apiserver")}
+	// The webhooks skip the operator's namespace; the registration and the
+	// operator's --excluded-namespace take the same value.
+	excluded := admission.DefaultExcludedNamespace
+	hooks, err := controlplane.ValidatingWebhooks(excluded)
+	if err != nil {
+		return err
+	}
 	env.WebhookInstallOptions = envtest.WebhookInstallOptions{
-		Paths:            []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
-		LocalServingHost: "127.0.0.1",
+		ValidatingWebhooks: hooks,
+		LocalServingHost:   "127.0.0.1",
 	}
 
 	fmt.Fprintf(os.Stderr, "starting etcd and kube-apiserver (state in %s)\n", state)
@@ -116,6 +124,7 @@ func run() error {
 		CertDir:     certDir,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(state, "operator.log"),
+		Args:        []string{"--excluded-namespace", excluded},
 	})
 	if err != nil {
 		return err

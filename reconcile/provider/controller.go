@@ -12,6 +12,15 @@
 // (MatchPlaceholder) and to send it in the vendor probe (CredentialProbes). It
 // is never logged, stored in status or emitted in an event.
 //
+// Egress: the vendor probe sends the credential only over https and only to
+// the vendor's default host or a host the operator allows
+// (--credential-probe-hosts); otherwise no request is made and
+// CredentialValid is Unknown with ReasonCredentialProbeInsecure or
+// ReasonCredentialProbeHostNotAllowed. --credential-probe=off makes no vendor
+// request at all (ReasonCredentialProbeDisabled, ReasonEndpointProbeDisabled).
+// Every request goes through netguard's transport, which never dials a
+// link-local or cloud-metadata address (ReasonAddressNotAllowed). See Egress.
+//
 // Endpoint grace: EndpointReachable's lastTransitionTime records when the
 // health-check failures began (conditions.Set keeps it while the condition
 // stays False). For UnavailableAfter (5 minutes) from then, Ready stays True
@@ -72,9 +81,14 @@ type Options struct {
 	// Clock gives the time conditions and the endpoint grace are measured
 	// with. Default: the real clock.
 	Clock clock.PassiveClock
-	// HTTPClient sends the probes. Default: a client with the default
-	// transport. Redirects are never followed, whatever the client says.
+	// HTTPClient sends the probes. Default: a client with netguard's
+	// transport (no link-local or cloud-metadata address, no proxy).
+	// Redirects are never followed, whatever the client says.
 	HTTPClient *http.Client
+	// Egress is the vendor egress policy (--credential-probe,
+	// --credential-probe-hosts). Default: probes on, credentials only to the
+	// vendors' default hosts.
+	Egress Egress
 	// ProbeTimeout bounds each probe request. Default 10s.
 	ProbeTimeout time.Duration
 	// HealthCheckInterval is how often the endpoint is re-checked (and a
@@ -273,15 +287,20 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 	}
 
 	g := groupFindings(findings)
+	w := r.opts.Egress.decide(p, r.opts.DefaultEndpoints)
 	if secretCredentialUsable(p, g, obs.secretKey) {
 		if probe, base, ok := ProbeFor(p, r.opts.DefaultEndpoints); ok {
-			out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
-			obs.credential = &out
+			if obs.credential = w.credential; obs.credential == nil {
+				out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
+				obs.credential = &out
+			}
 		}
 	}
 	if endpoint, ok := EndpointFor(p, r.opts.DefaultEndpoints); ok {
-		out := r.prober.CheckEndpoint(ctx, endpoint, p.Spec.Headers)
-		obs.endpoint = &out
+		if obs.endpoint = w.endpoint; obs.endpoint == nil {
+			out := r.prober.CheckEndpoint(ctx, endpoint, p.Spec.Headers)
+			obs.endpoint = &out
+		}
 	}
 	return obs, nil
 }
@@ -320,7 +339,9 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 			after = d
 		}
 	}
-	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil {
+	// An Unknown EndpointReachable is a check the egress policy withheld:
+	// nothing to repeat until the Provider changes.
+	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil && e.Status != metav1.ConditionUnknown {
 		consider(r.opts.HealthCheckInterval)
 		if e.Status == metav1.ConditionFalse {
 			consider(e.LastTransitionTime.Add(r.opts.UnavailableAfter + time.Second).Sub(now.Time))

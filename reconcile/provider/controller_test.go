@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -55,13 +56,38 @@ func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
 
+// The vendors of the manager's controller are TLS servers with httptest's
+// certificate, which the controller's client trusts (testRoots): vendor
+// serves as every type's default endpoint, gateway is the one other host
+// --credential-probe-hosts allows. Both count the requests they get.
+var (
+	vendor, gateway *countingServer
+	testRoots       *x509.CertPool
+)
+
 func runMain(m *testing.M) int {
+	vendor, gateway = startTLS(vendorHandler()), startTLS(gatewayHandler())
+	defer vendor.Close()
+	defer gateway.Close()
+	testRoots = x509.NewCertPool()
+	testRoots.AddCert(vendor.Certificate())
+	managerOpts.HTTPClient = trustingClient()
+	managerOpts.DefaultEndpoints = map[v1alpha1.ProviderType]string{
+		v1alpha1.ProviderTypeClaude: vendor.URL,
+		v1alpha1.ProviderTypeOpenAI: vendor.URL + "/v1",
+		v1alpha1.ProviderTypeGemini: vendor.URL,
+	}
+	hosts, err := ParseCredentialProbeHosts(strings.TrimPrefix(gateway.URL, "https://"))
+	if err != nil {
+		panic(err)
+	}
+	managerOpts.Egress = Egress{CredentialHosts: hosts}
+
 	// Log at every verbosity the controller and controller-runtime use (up to
 	// V(5); client-go dumps request and response bodies, Secrets included, from
 	// V(8), which no deployment runs at), so the leak test sees it all.
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true), zap.Level(zapcore.Level(-5))))
 
-	var err error
 	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"Provider"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -346,9 +372,8 @@ func assertNoLeak(t *testing.T, ns string, values ...string) {
 
 func TestSecretLifecycle(t *testing.T) {
 	ns := namespace(t)
-	vendor := vendorServer(t)
 	key := createProvider(t, ns, "claude", v1alpha1.ProviderSpec{
-		Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: vendor.URL,
+		Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", // the vendor's default endpoint
 		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "anthropic"}},
 	})
 
@@ -428,11 +453,10 @@ func TestSecretLifecycle(t *testing.T) {
 
 func TestSecretKeyChoice(t *testing.T) {
 	ns := namespace(t)
-	vendor := vendorServer(t)
 	putSecret(t, ns, "multi", map[string]string{"CLAUDE_API_KEY": goodKey, "api-key": badKey, "OPENAI_API_KEY": badKey})
 	spec := func(key string) v1alpha1.ProviderSpec {
 		return v1alpha1.ProviderSpec{
-			Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: vendor.URL,
+			Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514",
 			Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "multi", Key: key}},
 		}
 	}
@@ -607,7 +631,7 @@ func TestCredentialTransientError(t *testing.T) {
 	ns := namespace(t)
 	putSecret(t, ns, "openai", map[string]string{"OPENAI_API_KEY": goodKey})
 	key := createProvider(t, ns, "hangs", v1alpha1.ProviderSpec{
-		Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: hangingServer(t),
+		Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: gateway.URL + "/hang/v1", // an allowed host that never answers
 		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "openai"}},
 	})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 )
 
 // DefaultEndpoints are the vendors' API endpoints, used when spec.baseURL is
@@ -128,9 +129,15 @@ type ProbeOutcome struct {
 	// StatusCode is the HTTP status of the response, 0 when there was none.
 	StatusCode int
 	// Failure is the EndpointReachable reason for a request with no response
-	// (ReasonConnectionFailed, ReasonDNSLookupFailed, ReasonProbeTimeout or
-	// ReasonInvalidEndpoint); empty when there was a response.
+	// (ReasonConnectionFailed, ReasonDNSLookupFailed, ReasonProbeTimeout,
+	// ReasonAddressNotAllowed or ReasonInvalidEndpoint); empty when there was
+	// a response.
 	Failure string
+	// Withheld is set, with a reason (ReasonCredentialProbeDisabled,
+	// ReasonEndpointProbeDisabled, ReasonCredentialProbeInsecure or
+	// ReasonCredentialProbeHostNotAllowed), when the egress policy did not
+	// let the probe be sent: no request was made and Detail says why.
+	Withheld string
 	// Detail is e.g. `GET https://api.anthropic.com/v1/models answered HTTP 401`
 	// or the transport error.
 	Detail string
@@ -142,12 +149,14 @@ type Prober struct {
 	timeout time.Duration
 }
 
-// NewProber returns a Prober sending through client (a default client when
-// nil), each request bounded by timeout. Redirects are never followed: a
-// redirect is an HTTP response (the endpoint is reachable), and following one
-// would carry the credential header to wherever it points.
+// NewProber returns a Prober sending through client, each request bounded by
+// timeout. A nil client is one whose transport is netguard's: it dials no
+// link-local or cloud-metadata address, whatever a host name resolves to, and
+// uses no proxy. Redirects are never followed: a redirect is an HTTP response
+// (the endpoint is reachable), and following one would carry the credential
+// header to wherever it points.
 func NewProber(client *http.Client, timeout time.Duration) *Prober {
-	c := &http.Client{}
+	c := &http.Client{Transport: netguard.NewTransport(nil)}
 	if client != nil {
 		*c = *client
 	}
@@ -210,6 +219,10 @@ func (pr *Prober) do(ctx context.Context, target string, headers, auth map[strin
 
 // classify names the EndpointReachable reason of a failed request.
 func classify(err error) string {
+	var blocked *netguard.BlockedError
+	if errors.As(err, &blocked) {
+		return ReasonAddressNotAllowed
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		if dnsErr.IsTimeout {

@@ -93,6 +93,21 @@ const (
 	// type with no vendor probe (see ProbeFor), or a platform-hosted
 	// provider.
 	ReasonValidationNotSupported = "ValidationNotSupported"
+	// ReasonCredentialProbeDisabled (CredentialValid=Unknown, not named by
+	// the spec): the operator runs with --credential-probe=off, so no
+	// credential is sent to any vendor (Egress.Off).
+	ReasonCredentialProbeDisabled = "CredentialProbeDisabled"
+	// ReasonCredentialProbeInsecure (CredentialValid=Unknown, not named by
+	// the spec): the URL the credential would go to (spec.baseURL) is not
+	// https; a credential is never sent in clear text, so no request is made.
+	// EndpointReachable is Unknown with the same reason (see Egress).
+	ReasonCredentialProbeInsecure = "CredentialProbeInsecure"
+	// ReasonCredentialProbeHostNotAllowed (CredentialValid=Unknown, not named
+	// by the spec): spec.baseURL's host is neither the vendor's default host
+	// for the type nor one the operator allows with --credential-probe-hosts,
+	// so no request is made. EndpointReachable is Unknown with the same
+	// reason (see Egress).
+	ReasonCredentialProbeHostNotAllowed = "CredentialProbeHostNotAllowed"
 
 	// ReasonEndpointResponded (EndpointReachable=True, not named by the
 	// spec): the endpoint answered with an HTTP response, whatever its
@@ -111,6 +126,18 @@ const (
 	// ReasonInvalidEndpoint (EndpointReachable=False, not named by the spec):
 	// spec.baseURL is not an absolute http(s) URL.
 	ReasonInvalidEndpoint = "InvalidEndpoint"
+	// ReasonAddressNotAllowed (EndpointReachable=False, not named by the
+	// spec): the endpoint's host resolved to a link-local or cloud-metadata
+	// address, which the operator never dials (package netguard); no packet
+	// was sent.
+	ReasonAddressNotAllowed = "AddressNotAllowed"
+	// ReasonEndpointProbeDisabled (EndpointReachable=Unknown, not named by
+	// the spec): the operator runs with --credential-probe=off, which turns
+	// vendor egress off entirely, the health check included (Egress.Off).
+	ReasonEndpointProbeDisabled = "EndpointProbeDisabled"
+	// EndpointReachable is also Unknown with ReasonCredentialProbeInsecure or
+	// ReasonCredentialProbeHostNotAllowed, copied from CredentialValid: a
+	// Provider whose credential may not go to its URL makes no request there.
 
 	// ReasonPlatformAuthConfigured (AuthConfigured=True, not named by the
 	// spec): spec.platform and spec.auth are set and no rule objects.

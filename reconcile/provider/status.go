@@ -42,7 +42,8 @@ type findingGroups struct {
 // groupFindings sorts findings by their rule's Condition. A finding whose rule
 // names no condition goes to AuthConfigured when it is about spec.platform or
 // spec.auth (the CRD's platform and auth rules, reported on an object stored
-// before them), and to Ready otherwise.
+// before them), and to Ready otherwise — unless it is only a warning, which
+// sets no condition.
 func groupFindings(findings []rules.Finding) findingGroups {
 	var g findingGroups
 	for _, f := range findings {
@@ -56,6 +57,12 @@ func groupFindings(findings []rules.Finding) findingGroups {
 		case ConditionAuthConfigured:
 			g.authConfigured = append(g.authConfigured, f)
 		case "":
+			if f.Severity == rules.SeverityWarn {
+				// An advisory (e.g. provider/base-url-plain-http): reported
+				// at admission and by omniactl; it does not make the
+				// Provider unusable, so no condition turns False for it.
+				continue
+			}
 			if underField(f.Field, "spec.platform") || underField(f.Field, "spec.auth") {
 				g.authConfigured = append(g.authConfigured, f)
 			} else {
@@ -159,8 +166,9 @@ func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.P
 
 // setCredentialValidCondition: present only when spec.credential is set.
 // Unknown/ValidationNotSupported for envVar, filePath, a platform-hosted
-// provider and a type with no vendor probe; for a secretRef credential, the
-// probe's verdict — True/CredentialAccepted on 2xx, False/CredentialRejected
+// provider and a type with no vendor probe; for a secretRef credential
+// Unknown with the egress policy's reason when it withheld the probe (see
+// Egress), else the probe's verdict — True/CredentialAccepted on 2xx, False/CredentialRejected
 // on 401 or 403, Unknown/CredentialValidationError otherwise. Absent while the
 // secretRef credential is not usable (CredentialConfigured says why).
 func setCredentialValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, usable bool, outcome *ProbeOutcome, now metav1.Time) {
@@ -183,6 +191,8 @@ func setCredentialValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provid
 	case !usable || outcome == nil:
 		conditions.Remove(&st.Conditions, ConditionCredentialValid)
 		return
+	case outcome.Withheld != "":
+		cond = unknownCondition(ConditionCredentialValid, outcome.Withheld, outcome.Detail, gen)
 	case outcome.StatusCode >= 200 && outcome.StatusCode < 300:
 		cond = trueCondition(ConditionCredentialValid, ReasonCredentialAccepted, "the vendor accepted the credential: "+outcome.Detail, gen)
 	case outcome.StatusCode == 401 || outcome.StatusCode == 403:
@@ -196,8 +206,9 @@ func setCredentialValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provid
 }
 
 // setEndpointReachableCondition: absent when there is no endpoint to check;
-// True/EndpointResponded on any HTTP response; False with the failure's
-// reason otherwise. Its lastTransitionTime is when the failures began: the
+// Unknown with the egress policy's reason when it withheld the check (see
+// Egress); True/EndpointResponded on any HTTP response; False with the
+// failure's reason otherwise. Its lastTransitionTime is when the failures began: the
 // Ready grace is measured from it.
 func setEndpointReachableCondition(st *v1alpha1.ProviderStatus, gen int64, outcome *ProbeOutcome, now metav1.Time) {
 	if outcome == nil {
@@ -205,9 +216,12 @@ func setEndpointReachableCondition(st *v1alpha1.ProviderStatus, gen int64, outco
 		return
 	}
 	var cond metav1.Condition
-	if outcome.StatusCode > 0 {
+	switch {
+	case outcome.Withheld != "":
+		cond = unknownCondition(ConditionEndpointReachable, outcome.Withheld, outcome.Detail, gen)
+	case outcome.StatusCode > 0:
 		cond = trueCondition(ConditionEndpointReachable, ReasonEndpointResponded, outcome.Detail, gen)
-	} else {
+	default:
 		cond = metav1.Condition{Type: ConditionEndpointReachable, Status: metav1.ConditionFalse, Reason: outcome.Failure,
 			Message: outcome.Detail, ObservedGeneration: gen}
 	}

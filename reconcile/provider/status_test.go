@@ -234,6 +234,11 @@ func TestSetCredentialValidCondition(t *testing.T) {
 			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialValidationError, msg: []string{"HTTP 500"}}},
 		{name: "CredentialValidationError on a timeout", p: claude(), usable: true, outcome: &ProbeOutcome{Failure: ReasonProbeTimeout, Detail: "deadline"},
 			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialValidationError}},
+		{name: "withheld by the egress policy: its reason", p: claude(), usable: true,
+			outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeHostNotAllowed, Detail: "the credential is not sent: evil.example:443 is neither"},
+			want:    wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeHostNotAllowed, msg: []string{"evil.example:443"}}},
+		{name: "egress off", p: claude(), usable: true, outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeDisabled, Detail: "off"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeDisabled}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,6 +266,12 @@ func TestSetEndpointReachableCondition(t *testing.T) {
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonProbeTimeout}},
 		{name: "InvalidEndpoint", outcome: &ProbeOutcome{Failure: ReasonInvalidEndpoint, Detail: "not a URL"},
 			want: wantCond{status: metav1.ConditionFalse, reason: ReasonInvalidEndpoint}},
+		{name: "AddressNotAllowed", outcome: &ProbeOutcome{Failure: ReasonAddressNotAllowed, Detail: "address 169.254.169.254:80 is not dialled"},
+			want: wantCond{status: metav1.ConditionFalse, reason: ReasonAddressNotAllowed}},
+		{name: "withheld: Unknown with the policy's reason", outcome: &ProbeOutcome{Withheld: ReasonCredentialProbeInsecure, Detail: "not checked"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonCredentialProbeInsecure}},
+		{name: "egress off", outcome: &ProbeOutcome{Withheld: ReasonEndpointProbeDisabled, Detail: "off"},
+			want: wantCond{status: metav1.ConditionUnknown, reason: ReasonEndpointProbeDisabled}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -523,4 +534,22 @@ func TestComputeStatusKinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGroupFindingsBaseURL: provider/base-url (deny) makes Ready False;
+// provider/base-url-plain-http only warns and sets no condition, so an
+// in-cluster http endpoint stays usable.
+func TestGroupFindingsBaseURL(t *testing.T) {
+	base := func(u string) func(*v1alpha1.Provider) { return func(p *v1alpha1.Provider) { p.Spec.BaseURL = u } }
+	g := findings(t, claude(base("http://vllm.models.svc.cluster.local:8000/v1")), credsWithKey)
+	if len(g.other) != 0 {
+		t.Errorf("plain http: findings %v make Ready False", g.other)
+	}
+	g = findings(t, claude(base("http://metadata.google.internal/computeMetadata/v1/")), credsWithKey)
+	if len(g.other) != 1 || g.other[0].RuleID != "provider/base-url" {
+		t.Errorf("metadata host: Ready findings %v, want provider/base-url", g.other)
+	}
+	var st v1alpha1.ProviderStatus
+	setReadyCondition(&st, 1, g.other, t0, time.Minute)
+	checkCond(t, st.Conditions, ConditionReady, wantCond{status: metav1.ConditionFalse, reason: ReasonInvalidSpec, msg: []string{"[provider/base-url] spec.baseURL"}})
 }

@@ -22,7 +22,6 @@ package toolregistry
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -44,6 +43,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -61,7 +61,9 @@ type Options struct {
 	// Clock is the time source of probes, lastChecked, lastDiscoveryTime and
 	// condition transitions. Defaults to the real clock.
 	Clock clock.PassiveClock
-	// Dialer opens probe connections. Defaults to a net.Dialer.
+	// Dialer opens probe connections. Defaults to netguard's dialer, which
+	// refuses link-local and cloud-metadata addresses after DNS resolution,
+	// for every handler type.
 	Dialer Dialer
 	// DefaultProbeInterval and DefaultProbeTimeout apply when spec.probe
 	// leaves them empty. Default 60s and 5s (the CRD's).
@@ -81,7 +83,7 @@ func (o Options) withDefaults() Options {
 		o.Clock = clock.RealClock{}
 	}
 	if o.Dialer == nil {
-		o.Dialer = &net.Dialer{}
+		o.Dialer = netguard.NewDialer(nil)
 	}
 	if o.DefaultProbeInterval <= 0 {
 		o.DefaultProbeInterval = DefaultProbeInterval

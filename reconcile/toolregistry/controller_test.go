@@ -652,7 +652,7 @@ func TestNoSecretLeaks(t *testing.T) {
 	bad := mcpHandler("meta", "http://admin:"+urlPassword+"@169.254.169.254/sse")
 	on := true
 	tr := newRegistry(ns, "secretive", h, bad)
-	tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "1s", Timeout: "1s"}
+	tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "5s", Timeout: "1s"} // the CRD minimum interval
 	key := create(t, tr)
 
 	g := gomega.NewWithT(t)

@@ -16,8 +16,21 @@ const (
 	DefaultProbeTimeout  = 5 * time.Second
 )
 
-// Dialer opens TCP connections for probes; *net.Dialer is one. Tests inject
-// one that refuses or hangs.
+// Probe bounds: the CRD refuses a spec.probe outside them
+// (toolregistry/probe-interval-range, probe-timeout-range,
+// probe-timeout-within-interval); a value stored before those rules is
+// clamped into them, so 1ns never spins a dial loop and 100h never holds a
+// worker.
+const (
+	MinProbeInterval = 5 * time.Second
+	MaxProbeInterval = 24 * time.Hour
+	MinProbeTimeout  = 100 * time.Millisecond
+	MaxProbeTimeout  = 60 * time.Second
+)
+
+// Dialer opens TCP connections for probes; *net.Dialer is one. Production's
+// is netguard's (no link-local or cloud-metadata address, whatever a name
+// resolves to). Tests inject one that refuses or hangs.
 type Dialer interface {
 	DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
@@ -30,19 +43,21 @@ type probeSettings struct {
 
 // probeSettingsOf resolves spec.probe: probing is on only when
 // spec.probe.enabled is true; an empty or unparseable interval or timeout
-// (or a non-positive one) takes the default.
+// (or a non-positive one) takes the default; the result is clamped into the
+// probe bounds, the timeout to at most the interval.
 func probeSettingsOf(p *v1alpha1.ToolRegistryProbe, defInterval, defTimeout time.Duration) probeSettings {
 	s := probeSettings{interval: defInterval, timeout: defTimeout}
-	if p == nil || p.Enabled == nil || !*p.Enabled {
-		return s
+	if p != nil && p.Enabled != nil && *p.Enabled {
+		s.enabled = true
+		if d, err := time.ParseDuration(p.Interval); err == nil && d > 0 {
+			s.interval = d
+		}
+		if d, err := time.ParseDuration(p.Timeout); err == nil && d > 0 {
+			s.timeout = d
+		}
 	}
-	s.enabled = true
-	if d, err := time.ParseDuration(p.Interval); err == nil && d > 0 {
-		s.interval = d
-	}
-	if d, err := time.ParseDuration(p.Timeout); err == nil && d > 0 {
-		s.timeout = d
-	}
+	s.interval = min(max(s.interval, MinProbeInterval), MaxProbeInterval)
+	s.timeout = min(max(s.timeout, MinProbeTimeout), MaxProbeTimeout, s.interval)
 	return s
 }
 

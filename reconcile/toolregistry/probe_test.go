@@ -2,6 +2,7 @@ package toolregistry
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 )
 
 func TestProbeSettingsOf(t *testing.T) {
@@ -23,6 +25,11 @@ func TestProbeSettingsOf(t *testing.T) {
 		{"enabled, defaults", &v1alpha1.ToolRegistryProbe{Enabled: &on}, probeSettings{true, time.Minute, 5 * time.Second}},
 		{"enabled, set", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "10s", Timeout: "250ms"}, probeSettings{true, 10 * time.Second, 250 * time.Millisecond}},
 		{"unparseable and non-positive take defaults", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "soon", Timeout: "0s"}, probeSettings{true, time.Minute, 5 * time.Second}},
+		// Stored before the CRD bounds: clamped.
+		{"1ns interval never spins", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "1ns", Timeout: "1ns"}, probeSettings{true, 5 * time.Second, 100 * time.Millisecond}},
+		{"100h timeout never holds a worker", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "1000h", Timeout: "100h"}, probeSettings{true, 24 * time.Hour, time.Minute}},
+		{"timeout longer than the interval", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "5s", Timeout: "30s"}, probeSettings{true, 5 * time.Second, 5 * time.Second}},
+		{"bounds themselves", &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "24h", Timeout: "60s"}, probeSettings{true, 24 * time.Hour, time.Minute}},
 	}
 	for _, c := range cases {
 		if got := probeSettingsOf(c.in, time.Minute, 5*time.Second); got != c.want {
@@ -107,5 +114,19 @@ func TestProbeAddresses(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("probes took %v: the timeout did not bound them (or they ran one after another)", d)
+	}
+}
+
+// TestDefaultDialerRefusesMetadata: the production dialer refuses a
+// link-local or cloud-metadata address before connecting, for every handler
+// type (every probe goes through it).
+func TestDefaultDialerRefusesMetadata(t *testing.T) {
+	d := Options{}.withDefaults().Dialer
+	res := probeAddresses(context.Background(), d, []string{"169.254.169.254:80", "[fd00:ec2::254]:80", "100.100.100.200:80"}, 30*time.Second)
+	for addr, err := range res {
+		var be *netguard.BlockedError
+		if !errors.As(err, &be) {
+			t.Errorf("%s: %v, want the egress guard's refusal", addr, err)
+		}
 	}
 }

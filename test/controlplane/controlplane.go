@@ -14,9 +14,12 @@ import (
 	"strings"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/altairalabs/omnia/admission"
 )
 
 // Options selects what Start installs.
@@ -28,6 +31,41 @@ type Options struct {
 	// pointed at 127.0.0.1 on a free port over TLS with a generated CA (see
 	// env.WebhookInstallOptions for the port and certificate directory).
 	Webhooks bool
+	// ExcludedNamespace is the namespace the registered webhooks skip (their
+	// namespaceSelector) and the operator is told to skip
+	// (--excluded-namespace): one value for both. Empty means
+	// admission.DefaultExcludedNamespace.
+	ExcludedNamespace string
+}
+
+// excludedNamespace returns the namespace the webhooks skip.
+func (o Options) excludedNamespace() string {
+	if o.ExcludedNamespace != "" {
+		return o.ExcludedNamespace
+	}
+	return admission.DefaultExcludedNamespace
+}
+
+// ValidatingWebhooks reads the generated webhook configuration and sets every
+// webhook's namespaceSelector to skip excludedNamespace, the value the
+// operator is started with.
+func ValidatingWebhooks(excludedNamespace string) ([]*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(root, "config", "webhook", "manifests.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("controlplane: reading the webhook configuration (run `make manifests`): %w", err)
+	}
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(cfg); err != nil {
+		return nil, fmt.Errorf("controlplane: %s: %w", path, err)
+	}
+	configs := []*admissionregistrationv1.ValidatingWebhookConfiguration{cfg}
+	admission.ExcludeNamespace(configs, excludedNamespace)
+	return configs, nil
 }
 
 // RepoRoot returns the repository root: the nearest directory above the
@@ -110,9 +148,13 @@ func Start(opts Options) (*envtest.Environment, error) {
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
 	if opts.Webhooks {
+		hooks, err := ValidatingWebhooks(opts.excludedNamespace())
+		if err != nil {
+			return nil, err
+		}
 		env.WebhookInstallOptions = envtest.WebhookInstallOptions{
-			Paths:            []string{filepath.Join(root, "config", "webhook", "manifests.yaml")},
-			LocalServingHost: "127.0.0.1",
+			ValidatingWebhooks: hooks,
+			LocalServingHost:   "127.0.0.1",
 		}
 	}
 	if _, err := env.Start(); err != nil {
@@ -173,7 +215,7 @@ func WithOperator(opts Options, dir string, args ...string) (*envtest.Environmen
 		CertDir:     env.WebhookInstallOptions.LocalServingCertDir,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(dir, "operator.log"),
-		Args:        args,
+		Args:        append([]string{"--excluded-namespace", opts.excludedNamespace()}, args...),
 	})
 	if err != nil {
 		_ = os.RemoveAll(filepath.Dir(binary))

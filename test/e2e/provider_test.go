@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,11 +28,17 @@ import (
 // provGoodKey is the only key the local vendor accepts.
 const provGoodKey = "sk-e2e-accepted-2c81f0d4"
 
-// provVendor is a local stand-in for the Anthropic API: GET /v1/models
-// answers 200 to provGoodKey (with an anthropic-version header) and 401
-// otherwise; every other path 404, which still counts as reachable.
+// provVendorRequests counts the requests provVendor gets.
+var provVendorRequests atomic.Int64
+
+// provVendor is a local stand-in for the Anthropic API over plain http: GET
+// /v1/models answers 200 to provGoodKey (with an anthropic-version header)
+// and 401 otherwise; every other path 404, which still counts as reachable.
+// The operator's egress policy sends a credential only over https to an
+// allowed host, so it must get no request at all.
 func provVendor() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		provVendorRequests.Add(1)
 		switch {
 		case r.URL.Path != "/v1/models":
 			w.WriteHeader(http.StatusNotFound)
@@ -95,6 +102,7 @@ var _ = Describe("Provider", func() {
 	BeforeEach(func() {
 		ns = fmt.Sprintf("e2e-prov-%d", time.Now().UnixNano()%1_000_000_000)
 		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		provVendorRequests.Store(0)
 		vendor = provVendor()
 		DeferCleanup(vendor.Close)
 	})
@@ -145,13 +153,16 @@ var _ = Describe("Provider", func() {
 			g.Expect(k8sClient.Get(ctx, key, p)).To(Succeed())
 			g.Expect(provCondition(p, "SecretFound")).To(Equal("True/SecretKeyFound"))
 			g.Expect(provCondition(p, "CredentialConfigured")).To(Equal("True/SecretRefConfigured"))
-			g.Expect(provCondition(p, "CredentialValid")).To(Equal("True/CredentialAccepted"))
-			g.Expect(provCondition(p, "EndpointReachable")).To(Equal("True/EndpointResponded"))
+			// Plain http: the credential is not sent, and the host gets no
+			// request at all (issue #7 point 2).
+			g.Expect(provCondition(p, "CredentialValid")).To(Equal("Unknown/CredentialProbeInsecure"))
+			g.Expect(provCondition(p, "EndpointReachable")).To(Equal("Unknown/CredentialProbeInsecure"))
 			g.Expect(provCondition(p, "ModelValid")).To(Equal("True/ModelSet"))
 			g.Expect(provCondition(p, "Ready")).To(Equal("True/ProviderReady"))
 			g.Expect(p.Status.Phase).To(Equal(v1alpha1.ProviderPhaseReady))
 		}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
 		Expect(meta.FindStatusCondition(p.Status.Conditions, "CredentialConfigured").Message).To(ContainSubstring(`"ANTHROPIC_API_KEY"`))
+		Expect(provVendorRequests.Load()).To(BeZero(), "a plain-http baseURL got a request from the operator")
 
 		By("showing the phase and the documented columns in `kubectl get prov`")
 		table, err := provTable(ns)

@@ -100,7 +100,7 @@ var _ = Describe("ToolRegistry", func() {
 		tr := &v1alpha1.ToolRegistry{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "probed"},
 			Spec: v1alpha1.ToolRegistrySpec{
-				Probe: &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "1s", Timeout: "1s"},
+				Probe: &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "5s", Timeout: "1s"}, // the CRD minimum interval
 				Handlers: []v1alpha1.ToolRegistryHandler{
 					trHTTPHandler("svc-a", "http://"+a.addr+"/call"),
 					{Name: "svc-b", Type: v1alpha1.ToolRegistryHandlerTypeMCP,

@@ -1,0 +1,188 @@
+package provider
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// Egress is the operator's policy for the requests it makes to vendors: a
+// Provider must not be a way to send a Secret's value anywhere.
+//
+// A credential is sent (the CredentialValid probe) only over https, and only
+// to the vendor's default host for the Provider's type (DefaultEndpoints: the
+// host and port of its URL) or to a host the operator lists in
+// CredentialHosts (--credential-probe-hosts). Otherwise no request is made:
+// CredentialValid is Unknown with ReasonCredentialProbeInsecure or
+// ReasonCredentialProbeHostNotAllowed, and the EndpointReachable health check
+// of that same URL is not made either (Unknown, same reason) — the operator
+// does not contact, on a Provider's behalf, a host it would not trust with
+// that Provider's credential, so such a Provider makes no request at all.
+// Providers that send no credential from a Secret (no secretRef, a type with
+// no vendor probe, platform-hosted) keep their health check.
+//
+// Off (--credential-probe=off) turns vendor egress off entirely: no
+// credential probe and no endpoint health check for any Provider.
+// CredentialValid is Unknown with ReasonCredentialProbeDisabled and
+// EndpointReachable Unknown with ReasonEndpointProbeDisabled; neither makes
+// Ready False.
+type Egress struct {
+	// Off turns every vendor request off.
+	Off bool
+	// CredentialHosts are the "host:port" entries (ParseCredentialProbeHosts'
+	// canonical form) a credential may be sent to besides the vendor's
+	// default host.
+	CredentialHosts []string
+}
+
+// Values of --credential-probe.
+const (
+	CredentialProbeOn  = "on"
+	CredentialProbeOff = "off"
+)
+
+// ParseCredentialProbeMode parses --credential-probe (on or off) into Off.
+func ParseCredentialProbeMode(s string) (off bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case CredentialProbeOn:
+		return false, nil
+	case CredentialProbeOff:
+		return true, nil
+	}
+	return false, fmt.Errorf("%q is neither %s nor %s", s, CredentialProbeOn, CredentialProbeOff)
+}
+
+// ParseCredentialProbeHosts parses --credential-probe-hosts: a comma-separated
+// list of "host" (port 443) or "host:port" entries; an IPv6 address is
+// written in brackets with a port ("[2001:db8::1]:8443") or bare without
+// ("2001:db8::1"). Host names are compared case-insensitively, without a
+// trailing dot. It returns the entries as canonical "host:port".
+func ParseCredentialProbeHosts(s string) ([]string, error) {
+	var out []string
+	for _, entry := range strings.Split(s, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		hp, err := parseHostEntry(entry)
+		if err != nil {
+			return nil, fmt.Errorf("entry %q: %w", entry, err)
+		}
+		out = append(out, hp)
+	}
+	return out, nil
+}
+
+func parseHostEntry(entry string) (string, error) {
+	if strings.ContainsAny(entry, "/@?# \t") {
+		return "", fmt.Errorf("want host or host:port, not a URL")
+	}
+	host, port := entry, "443"
+	if _, err := netip.ParseAddr(entry); err != nil { // a bare IPv6 address has colons but no port
+		if h, p, err := net.SplitHostPort(entry); err == nil {
+			host, port = h, p
+		} else if strings.HasPrefix(entry, "[") && strings.HasSuffix(entry, "]") {
+			host = entry[1 : len(entry)-1]
+		} else if strings.Contains(entry, ":") {
+			return "", err
+		}
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("port %q is not a number from 1 to 65535", port)
+	}
+	host = normalizeHost(host)
+	if host == "" {
+		return "", fmt.Errorf("empty host")
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func normalizeHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+// urlHostPort is the canonical "host:port" a URL connects to.
+func urlHostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(normalizeHost(u.Hostname()), port)
+}
+
+// withheld are the probes the policy does not let a Provider make: each
+// non-nil outcome stands for the probe, with Withheld set and no request
+// made.
+type withheld struct {
+	credential, endpoint *ProbeOutcome
+}
+
+// decide applies the policy to a Provider (see Egress).
+func (e Egress) decide(p *v1alpha1.Provider, defaults map[v1alpha1.ProviderType]string) withheld {
+	if e.Off {
+		return withheld{
+			credential: &ProbeOutcome{Withheld: ReasonCredentialProbeDisabled,
+				Detail: "vendor egress is off (--credential-probe=off): the credential is not sent to the vendor"},
+			endpoint: &ProbeOutcome{Withheld: ReasonEndpointProbeDisabled,
+				Detail: "vendor egress is off (--credential-probe=off): the endpoint is not checked"},
+		}
+	}
+	if secretRefOf(p) == nil {
+		return withheld{}
+	}
+	_, base, ok := ProbeFor(p, defaults)
+	if !ok {
+		return withheld{}
+	}
+	reason, why := e.credentialTarget(p.Spec.Type, base, defaults)
+	if reason == "" {
+		return withheld{}
+	}
+	return withheld{
+		credential: &ProbeOutcome{Withheld: reason, Detail: "the credential is not sent: " + why},
+		endpoint: &ProbeOutcome{Withheld: reason,
+			Detail: "not checked: the operator makes no request to a host it would not send this Provider's credential to; " + why},
+	}
+}
+
+// credentialTarget says why a credential may not be sent to base: a reason
+// and a message, or "" when it may.
+func (e Egress) credentialTarget(t v1alpha1.ProviderType, base string, defaults map[v1alpha1.ProviderType]string) (string, string) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf("%q is not an absolute URL with a host", base)
+	}
+	if u.Scheme != "https" {
+		return ReasonCredentialProbeInsecure, fmt.Sprintf("a credential is sent only over https, and %s://%s is %s", u.Scheme, u.Host, u.Scheme)
+	}
+	if u.User != nil {
+		return ReasonCredentialProbeHostNotAllowed, "the base URL carries user info"
+	}
+	target := urlHostPort(u)
+	vendor := ""
+	if d, err := url.Parse(defaults[t]); err == nil && d.Host != "" {
+		vendor = urlHostPort(d)
+		if target == vendor {
+			return "", ""
+		}
+	}
+	for _, h := range e.CredentialHosts {
+		if target == h {
+			return "", ""
+		}
+	}
+	if vendor == "" {
+		vendor = "none"
+	}
+	return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf(
+		"a credential is sent only to the vendor's host for type %s (%s) or to a host the operator allows with --credential-probe-hosts, and %s is neither",
+		t, vendor, target)
+}

@@ -1,0 +1,44 @@
+package rules
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// FullUpdate is Full for an update from old to obj with the update ratchet
+// (ratchet.go) applied to the Go rules' findings, so the deploy API and
+// omniactl judge an update as the webhook does: only what the update adds may
+// refuse, and an update that leaves spec unchanged or is made to a
+// Terminating object is never refused. The old manifest is judged as a
+// create, with the same catalog, facts and options. With old nil it is Full.
+//
+// Schema findings are left as the schema validator reports them: the API
+// server applies its own rules to those, and a second ratchet here would
+// admit what it refuses.
+func FullUpdate(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
+	findings, err := Full(ctx, sv, cat, obj, old, facts, opts)
+	if err != nil || old == nil {
+		return findings, err
+	}
+	var schema, goFindings []Finding
+	for _, f := range findings {
+		if f.Source == SourceGo {
+			goFindings = append(goFindings, f)
+		} else {
+			schema = append(schema, f)
+		}
+	}
+	goFindings = RatchetUpdate(&unstructured.Unstructured{Object: obj}, &unstructured.Unstructured{Object: old}, goFindings, func() []Finding {
+		// An old manifest that no longer evaluates has no findings to
+		// keep: the update is judged as a create.
+		oldFindings, err := Full(ctx, sv, cat, old, nil, facts, opts)
+		if err != nil {
+			return nil
+		}
+		return oldFindings
+	})
+	out := append(schema, goFindings...)
+	SortFindings(out)
+	return out, nil
+}
