@@ -38,3 +38,16 @@ func (c *Catalog) UnknownField(kind, path string, opts Options) Finding {
 		Message:  UnknownFieldMessage(path),
 	}
 }
+
+// StrictDecoding reports whether f is a finding the API server's strict
+// decoding gives, before any other check and on every request alike: an
+// unknown field, or a removed field reported by its retired-field rule.
+// Such a finding is never ratcheted on update (strict decoding refuses the
+// request whatever the stored object holds).
+func (c *Catalog) StrictDecoding(kind string, f Finding) bool {
+	if f.RuleID == UnknownFieldRuleID(kind) {
+		return true
+	}
+	r, ok := c.pruned[f.Field]
+	return ok && r.ID == f.RuleID
+}

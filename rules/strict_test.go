@@ -197,3 +197,50 @@ func runStrictCases(t *testing.T, cases []strictCase) {
 		})
 	}
 }
+
+// TestStrictFindingsAreNotRatcheted: strict decoding refuses an unknown or
+// removed field on every request, so FullUpdate (the deploy API's update
+// path, with the Go rules' ratchet) keeps refusing one the old manifest
+// already had — including a removed field reported by its (Go)
+// retired-field rule — and an update without it is admitted.
+func TestStrictFindingsAreNotRatcheted(t *testing.T) {
+	sv, err := DefaultSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBudget := func(t *testing.T) map[string]any {
+		u := toUnstructured(t, arenaJobValid())
+		strictSpec(u)["loadTest"].(map[string]any)["budgetLimit"] = "25.00"
+		return u
+	}
+	withModle := strictProvider(func(u map[string]any) { strictSpec(u)["modle"] = "claude-3" })
+	cases := []struct {
+		name     string
+		old, obj func(t *testing.T) map[string]any
+		want     []string
+	}{
+		{name: "removed field kept on update", old: withBudget, obj: withBudget,
+			want: []string{ArenaJobPrunedBudgetLimitRuleID + " spec.loadTest.budgetLimit"}},
+		{name: "removed field dropped on update", old: withBudget, obj: func(t *testing.T) map[string]any { return toUnstructured(t, arenaJobValid()) }},
+		{name: "unknown field kept on update", old: withModle, obj: withModle,
+			want: []string{"provider/schema:unknown-field spec.modle"}},
+		{name: "unknown field dropped on update", old: withModle, obj: strictProvider(nil)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, err := FullUpdate(context.Background(), sv, Default, tc.obj(t), tc.old(t), NoFacts{}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range fs {
+				if f.Severity == SeverityDeny {
+					got = append(got, f.RuleID+" "+f.Field)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("deny findings = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

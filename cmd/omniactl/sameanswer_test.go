@@ -198,9 +198,8 @@ func splitOffline(kind string, fs []rules.Finding) offlineAnswer {
 	var a offlineAnswer
 	for _, f := range fs {
 		entry := f.RuleID + " " + f.Field
-		r, known := rules.Default.Lookup(f.RuleID)
 		switch {
-		case f.RuleID == rules.UnknownFieldRuleID(kind) || known && len(r.PrunedFields) > 0:
+		case rules.Default.StrictDecoding(kind, f):
 			a.strict = append(a.strict, entry)
 		case f.Stage == rules.StageReconcile:
 			if f.Severity == rules.SeverityDeny {
@@ -226,7 +225,8 @@ func splitOffline(kind string, fs []rules.Finding) offlineAnswer {
 // (unknown fields, object metadata, updates) goes to the real API server —
 // the CRDs installed, strict field validation, the webhooks registered over
 // TLS and served by the operator binary, as `make run` does — and through
-// omniactl check (rules.Full with the stored object, on an update). Both must
+// omniactl check (rules.FullUpdate with the stored object, on an update, as
+// the deploy API judges one). Both must
 // give the same answer: both admit (with the same webhook warnings), or both
 // refuse with the same rule IDs at the same fields — the API server's at the
 // stage where it stops, omniactl's of that stage (it also reports later
@@ -299,9 +299,9 @@ func TestSameAnswer(t *testing.T) {
 			} else {
 				var stored map[string]any
 				stored, serverWarnings, serverErr = serverUpdate(t, ctx, c, warnings, withNamespace(t, tc.Old), u)
-				fs, err := rules.Full(ctx, sv, rules.Default, u.Object, stored, rules.NewManifestFacts(), rules.Options{})
+				fs, err := rules.FullUpdate(ctx, sv, rules.Default, u.Object, stored, rules.NewManifestFacts(), rules.Options{})
 				if err != nil {
-					t.Fatalf("rules.Full on the update: %v", err)
+					t.Fatalf("rules.FullUpdate: %v", err)
 				}
 				offline = splitOffline(kind, fs)
 			}
