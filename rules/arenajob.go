@@ -33,12 +33,13 @@ var arenaJobKinds = []string{kindArenaJob, kindArenaRun}
 
 // ArenaJobPrunedBudgetLimitRuleID is the rule reporting the removed
 // spec.loadTest.budgetLimit (spec.template.loadTest.budgetLimit on a run),
-// which the API server prunes; Full reports it from the pruned-field list.
+// an unknown field to the schema; Full reports it from the pruned-field list
+// in place of the generic <kind>/schema:unknown-field finding.
 const ArenaJobPrunedBudgetLimitRuleID = "arenajob/loadtest-budgetlimit-removed"
 
 // ArenaJobPrunedBudgetLimitMessage is the message of
 // ArenaJobPrunedBudgetLimitRuleID.
-const ArenaJobPrunedBudgetLimitMessage = "spec.loadTest.budgetLimit has been removed and is ignored: the API server prunes it, so the job runs with no budget cap at all; move the value to spec.budgetLimit"
+const ArenaJobPrunedBudgetLimitMessage = "spec.loadTest.budgetLimit has been removed: kubectl apply refuses it as an unknown field, and a client that does not ask for strict field validation has it pruned, so the job runs with no budget cap at all; move the value to spec.budgetLimit"
 
 // arenaJobSchemaRules are the CEL rules of the ArenaJob CRD (also in the
 // ArenaRun CRD under spec.template). The API server enforces them.
@@ -63,9 +64,10 @@ func init() {
 		ID:       ArenaJobPrunedBudgetLimitRuleID,
 		Kinds:    arenaJobKinds,
 		Stage:    StageAdmission,
-		Severity: SeverityWarn,
-		Doc: "spec.loadTest.budgetLimit was removed: the API server prunes it as unknown, so a job that sets it runs uncapped. " +
-			"omniactl and the deploy API report it from the manifest before the API server drops it.",
+		Severity: SeverityDeny,
+		Doc: "spec.loadTest.budgetLimit was removed. The API server refuses it as an unknown field under strict field validation " +
+			"(kubectl apply's default) and silently prunes it otherwise, so a job applied that way runs uncapped. omniactl and the deploy API " +
+			"refuse it with this rule (not the generic <kind>/schema:unknown-field), saying to move the value to spec.budgetLimit.",
 		Spec:          "arenajob.md#budgetlimit",
 		PrunedFields:  []string{"spec.loadTest.budgetLimit", "spec.template.loadTest.budgetLimit"},
 		PrunedMessage: ArenaJobPrunedBudgetLimitMessage,

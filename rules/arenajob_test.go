@@ -278,7 +278,7 @@ func TestArenaJobRuleMetadata(t *testing.T) {
 	both := []string{kindArenaJob, kindArenaRun}
 	want := map[string]Rule{
 		"arenajob/arena-file-no-glob":           {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceSchema},
-		"arenajob/loadtest-budgetlimit-removed": {Kinds: both, Stage: StageAdmission, Severity: SeverityWarn, Source: SourceGo},
+		"arenajob/loadtest-budgetlimit-removed": {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo},
 		"arenajob/threshold-value-format":       {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo},
 		"arenajob/loadtest-rate-needs-duration": {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo},
 		"arenajob/loadtest-duration-invalid":    {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo},
@@ -416,8 +416,9 @@ func arenaJobSpecMap(u map[string]any) map[string]any {
 
 // TestArenaJobPrunedBudgetLimit: the removed spec.loadTest.budgetLimit, which
 // the API server prunes before any webhook sees it, is reported through Full
-// (omniactl, the deploy API) at its path, as a warning; a job without it has
-// no such finding.
+// (omniactl, the deploy API) at its path, refused (kubectl apply refuses it
+// as an unknown field) with its own message and not also as a generic
+// unknown field; a job without it has no such finding.
 func TestArenaJobPrunedBudgetLimit(t *testing.T) {
 	sv, err := DefaultSchema()
 	if err != nil {
@@ -454,9 +455,12 @@ func TestArenaJobPrunedBudgetLimit(t *testing.T) {
 			for _, f := range fs {
 				if f.RuleID == ArenaJobPrunedBudgetLimitRuleID {
 					got = append(got, f.Field)
-					if f.Severity != SeverityWarn || !strings.Contains(f.Message, "spec.budgetLimit") {
-						t.Errorf("finding = %+v, want a warning saying to move it to spec.budgetLimit", f)
+					if f.Severity != SeverityDeny || !strings.Contains(f.Message, "spec.budgetLimit") {
+						t.Errorf("finding = %+v, want a denial saying to move it to spec.budgetLimit", f)
 					}
+				}
+				if strings.HasSuffix(f.RuleID, "/schema:"+UnknownFieldName) {
+					t.Errorf("the removed field is also reported as a generic unknown field: %v", f)
 				}
 			}
 			want := []string{}

@@ -6,19 +6,20 @@ import (
 )
 
 // Full evaluates one manifest as every path would: the schema rules exactly
-// as the API server runs them (defaulting, pruning, OpenAPI, CEL), then the Go
-// rules of the requested stages on the defaulted typed object. It is what
-// omniactl check and the deploy API call. old is nil on create.
+// as the API server runs them under strict field validation (kubectl apply's
+// default: every unknown field refused; object metadata; defaulting, OpenAPI,
+// CEL), then the Go rules of the requested stages on the defaulted typed
+// object. It is what omniactl check and the deploy API call. old is nil on
+// create.
 func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
 	res, err := sv.Validate(ctx, obj, old)
 	if err != nil {
 		return nil, err
 	}
+	kind, _ := obj["kind"].(string)
 	findings := res.Findings
 	for _, path := range res.Pruned {
-		if r, ok := cat.pruned[path]; ok {
-			findings = append(findings, r.findingAt(path, r.PrunedMessage, opts))
-		}
+		findings = append(findings, cat.UnknownField(kind, path, opts))
 	}
 	// Go rules read the typed object; one whose shape the schema refused
 	// cannot be decoded, and the schema findings already say why.
@@ -39,7 +40,6 @@ func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[s
 			}
 		}
 	}
-	kind, _ := obj["kind"].(string)
 	findings = append(findings, cat.Evaluate(kind, in, opts)...)
 	SortFindings(findings)
 	return findings, nil

@@ -15,15 +15,18 @@ import (
 //
 // Schema findings are left as the schema validator reports them: the API
 // server applies its own rules to those, and a second ratchet here would
-// admit what it refuses.
+// admit what it refuses. So are removed fields reported by their
+// retired-field rules (Go rules, but strict decoding refuses them on every
+// request).
 func FullUpdate(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
 	findings, err := Full(ctx, sv, cat, obj, old, facts, opts)
 	if err != nil || old == nil {
 		return findings, err
 	}
+	kind, _ := obj["kind"].(string)
 	var schema, goFindings []Finding
 	for _, f := range findings {
-		if f.Source == SourceGo {
+		if f.Source == SourceGo && !cat.StrictDecoding(kind, f) {
 			goFindings = append(goFindings, f)
 		} else {
 			schema = append(schema, f)

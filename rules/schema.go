@@ -30,14 +30,17 @@ import (
 type kindSchema struct {
 	kind       string
 	apiVersion string
+	namespaced bool
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
 	cel        *cel.Validator
 }
 
 // SchemaValidator runs the generated CRDs' schema rules offline with the API
-// server's code: defaulting, pruning, OpenAPI validation, list-type
-// invariants and CEL, in the API server's order.
+// server's code: strict decoding of metadata and pruning of unknown fields
+// (reported, as strict field validation refuses them), defaulting, object
+// metadata validation, OpenAPI validation, list-type invariants and CEL, in
+// the API server's order.
 type SchemaValidator struct {
 	kinds map[string]*kindSchema
 }
@@ -102,6 +105,7 @@ func compile(crdV1 *apiextensionsv1.CustomResourceDefinition) (*kindSchema, erro
 	return &kindSchema{
 		kind:       crdV1.Spec.Names.Kind,
 		apiVersion: crdV1.Spec.Group + "/" + v.Name,
+		namespaced: crdV1.Spec.Scope != apiextensionsv1.ClusterScoped,
 		structural: structural,
 		validator:  validator,
 		cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
@@ -115,7 +119,11 @@ func (sv *SchemaValidator) Knows(kind string) bool { _, ok := sv.kinds[kind]; re
 type SchemaResult struct {
 	// Findings are the schema rules the object breaks.
 	Findings []Finding
-	// Pruned lists the fields the API server would drop as unknown.
+	// Pruned lists the fields the schema does not declare, at any depth and
+	// under metadata, with the paths the API server's strict decoding error
+	// names ("unknown field \"spec.modle\""). kubectl apply (strict field
+	// validation) is refused for each; a client that does not ask for it
+	// has them dropped. Full turns them into findings.
 	Pruned []string
 	// Object is the object as the API server would store it: defaulted and
 	// pruned.
@@ -137,18 +145,22 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 	if err != nil {
 		return SchemaResult{}, fmt.Errorf("%s: %w", kind, err)
 	}
-	pruned := structuralpruning.PruneWithOptions(u, ks.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-	structuraldefaulting.Default(u, ks.structural)
 	var oldU map[string]any
 	if old != nil {
 		if oldU, err = normalizeJSON(old); err != nil {
 			return SchemaResult{}, fmt.Errorf("%s (old object): %w", kind, err)
 		}
+	}
+	// The decoder's order: metadata first (strictly into ObjectMeta), then
+	// the schema's pruning of everything else.
+	errs, pruned := validateMetadata(ctx, u, oldU, ks.namespaced)
+	pruned = append(pruned, structuralpruning.PruneWithOptions(u, ks.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.Default(u, ks.structural)
+	if oldU != nil {
 		structuralpruning.Prune(oldU, ks.structural, true)
 		structuraldefaulting.Default(oldU, ks.structural)
 	}
 
-	var errs field.ErrorList
 	if oldU == nil {
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
 	} else {

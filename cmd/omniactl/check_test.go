@@ -393,3 +393,56 @@ func TestCheckParallelMatchesSerial(t *testing.T) {
 		t.Fatalf("%d results, %d denials; want 400 and 2", len(serial.Results), deny)
 	}
 }
+
+// TestCheckStrictAsTheAPIServer: omniactl check refuses what kubectl apply's
+// strict field validation and the API server's metadata validation refuse —
+// a typo such as spec.modle or metadata.lables, a name that is not a DNS
+// subdomain — naming the field, where it used to prune the typo silently
+// and pass.
+func TestCheckStrictAsTheAPIServer(t *testing.T) {
+	modle := strings.Replace(providerClaude, "  model: claude-sonnet-4-20250514\n", "  modle: claude-sonnet-4-20250514\n  model: claude-sonnet-4-20250514\n", 1)
+	lables := strings.Replace(providerClaude, "metadata: {name: claude, namespace: agents}", "metadata: {name: claude, namespace: agents, lables: {tier: gold}}", 1)
+	badName := strings.Replace(providerClaude, "metadata: {name: claude,", "metadata: {name: Claude_Prod,", 1)
+	cases := []struct {
+		name, manifest string
+		code           int
+		want           []string // "<name> <rule ID> <field>" of the deny findings
+		text           []string // in the table output
+	}{
+		{name: "clean Provider", manifest: providerClaude, code: exitOK},
+		{name: "typo spec.modle", manifest: modle, code: exitDenied,
+			want: []string{"claude provider/schema:unknown-field spec.modle"},
+			text: []string{"provider/schema:unknown-field", "spec.modle", `unknown field "spec.modle"`}},
+		{name: "typo metadata.lables", manifest: lables, code: exitDenied,
+			want: []string{"claude provider/schema:unknown-field metadata.lables"},
+			text: []string{`unknown field "metadata.lables"`}},
+		{name: "name not a DNS subdomain", manifest: badName, code: exitDenied,
+			want: []string{"Claude_Prod provider/schema:metadata.name:invalid metadata.name"},
+			text: []string{"provider/schema:metadata.name:invalid", "RFC 1123 subdomain"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := writeFile(t, dir, "p.yaml", docs(tc.manifest, secretCreds))
+			code, out, errOut := omniactl(t, "", "check", "-f", file, "-o", "json")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s\n%s", code, tc.code, errOut, out)
+			}
+			var deny []jsonFinding
+			for _, f := range findingsJSON(t, out) {
+				if f.Severity == "deny" {
+					deny = append(deny, f)
+				}
+			}
+			if got := keyed(deny); !slices.Equal(got, tc.want) {
+				t.Errorf("deny findings %v, want %v", got, tc.want)
+			}
+			_, table, _ := omniactl(t, "", "check", "-f", file)
+			for _, s := range tc.text {
+				if !strings.Contains(table, s) {
+					t.Errorf("table output lacks %q:\n%s", s, table)
+				}
+			}
+		})
+	}
+}
