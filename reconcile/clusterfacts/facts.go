@@ -20,10 +20,12 @@ import (
 // pack name is a label-selected list.
 const PackNameLabel = "omnia.altairalabs.ai/pack-name"
 
-// Facts reads cluster state for rules through a (cached) client.
+// Facts reads cluster state for rules through a (cached) client, and Secrets
+// through a separate reader.
 type Facts struct {
 	ctx     context.Context
 	reader  client.Reader
+	secrets client.Reader
 	mapper  meta.RESTMapper
 	license rules.License
 }
@@ -33,8 +35,17 @@ var _ rules.Facts = (*Facts)(nil)
 // New returns Facts reading through reader (the manager's cached client) and
 // mapper (the manager's REST mapper, for optional CRDs). ctx bounds every
 // lookup of one evaluation.
-func New(ctx context.Context, reader client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
-	return &Facts{ctx: ctx, reader: reader, mapper: mapper, license: license}
+//
+// Secrets are read through secrets, which should be uncached (the manager's
+// APIReader): the operator caches Secrets as metadata only, so the data of a
+// Secret is fetched only when a rule asks about the one Secret an object
+// names, and never held in memory cluster-wide. A nil secrets reads Secrets
+// through reader.
+func New(ctx context.Context, reader, secrets client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
+	if secrets == nil {
+		secrets = reader
+	}
+	return &Facts{ctx: ctx, reader: reader, secrets: secrets, mapper: mapper, license: license}
 }
 
 // Provider implements rules.Facts.
@@ -65,7 +76,7 @@ func (f *Facts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
 // SecretKeys implements rules.Facts: the Secret's data keys, never values.
 func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
 	s := &corev1.Secret{}
-	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+	if err := f.secrets.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
 		return nil, false
 	}
 	keys := make([]string, 0, len(s.Data)+len(s.StringData))
@@ -115,7 +126,7 @@ func Installed(mapper meta.RESTMapper, groupKind string) bool {
 // of key in the Secret and returns only match's label; the value stays here.
 func (f *Facts) SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool) {
 	s := &corev1.Secret{}
-	if err := f.reader.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+	if err := f.secrets.Get(f.ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
 		return "", false
 	}
 	value, ok := s.Data[key]
