@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -103,7 +104,8 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 	}
 	makeNamespace("agents", nil)
 	makeNamespace("lenient", map[string]string{admission.NamespaceModeLabel: "warn"})
-	makeNamespace("omnia-system", nil)
+	// omnia-system exists: WithOperator installs the operator's
+	// ServiceAccount and Lease RBAC there.
 
 	// object returns an AgentRuntime named name in namespace ns.
 	object := func(ns, name, facades, extra string) *unstructured.Unstructured {
@@ -236,7 +238,7 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 	})
 
 	t.Run("metrics on the operator's /metrics", func(t *testing.T) {
-		series := scrapeDecisions(t, op.MetricsURL)
+		series := scrapeDecisions(t, env, op)
 		for _, want := range []struct {
 			rule, outcome string
 			min           float64
@@ -314,18 +316,23 @@ func eventually(t *testing.T, timeout time.Duration, f func() error) {
 
 // scrapeDecisions reads omnia_admission_decisions_total from a /metrics
 // endpoint, keyed by its label set as exposed (sorted by label name).
-func scrapeDecisions(t *testing.T, url string) map[string]float64 {
+func scrapeDecisions(t *testing.T, env *envtest.Environment, op *controlplane.Operator) map[string]float64 {
 	t.Helper()
-	res, err := http.Get(url)
+	// /metrics is HTTPS and admits only a caller the API server authorizes:
+	// a scraper's ServiceAccount token bound to omnia-metrics-reader.
+	token, err := controlplane.ServiceAccountToken(env.Config, controlplane.OperatorNamespace, controlplane.MetricsScraper)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", url, res.Status)
+	code, body, err := op.Metrics(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", op.MetricsURL, code, body)
 	}
 	out := map[string]float64{}
-	sc := bufio.NewScanner(res.Body)
+	sc := bufio.NewScanner(strings.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	const prefix = "omnia_admission_decisions_total{"
 	for sc.Scan() {
@@ -347,7 +354,7 @@ func scrapeDecisions(t *testing.T, url string) map[string]float64 {
 		t.Fatal(err)
 	}
 	if len(out) == 0 {
-		t.Fatalf("%s serves no omnia_admission_decisions_total series", url)
+		t.Fatalf("%s serves no omnia_admission_decisions_total series", op.MetricsURL)
 	}
 	return out
 }
