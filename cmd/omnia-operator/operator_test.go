@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +115,9 @@ func launch(t *testing.T, name, certDir string, args ...string) *controlplane.Op
 	}
 	t.Cleanup(func() {
 		op.Stop()
+		if lines, err := op.Forbidden(); err != nil || len(lines) > 0 {
+			t.Errorf("%s was refused permissions its RBAC should grant (err %v):\n%s", name, err, strings.Join(lines, "\n"))
+		}
 		if t.Failed() {
 			if log, err := os.ReadFile(op.LogPath); err == nil {
 				t.Logf("%s log:\n%s", name, log)

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -194,6 +195,23 @@ func (op *Operator) Metrics(token string) (int, string, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body), err
+}
+
+// Forbidden returns the lines of the operator's log where the API server
+// refused it a permission: with the operator running as its ServiceAccount,
+// each is a permission config/rbac lacks (fix the +kubebuilder:rbac markers).
+func (op *Operator) Forbidden() ([]string, error) {
+	data, err := os.ReadFile(op.LogPath)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "is forbidden") || strings.Contains(line, `"reason":"Forbidden"`) {
+			out = append(out, line)
+		}
+	}
+	return out, nil
 }
 
 // Kill ends the operator with SIGKILL: no shutdown, the Lease is not
