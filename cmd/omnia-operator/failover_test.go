@@ -22,6 +22,7 @@ const (
 // (SIGKILL: no release, the Lease has to expire) the other takes the Lease
 // and reconciles a new object within the lease duration plus 10 seconds.
 func TestFailover(t *testing.T) {
+	needsAPIServer(t)
 	const leaseDuration = 6 * time.Second
 	args := []string{
 		"--leader-elect-lease-duration=" + leaseDuration.String(),

@@ -94,9 +94,7 @@ func runMain(m *testing.M) int {
 // it is stopped (SIGTERM) when the test ends unless the test stopped it.
 func launch(t *testing.T, name, certDir string, args ...string) *controlplane.Operator {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts kube-apiserver, etcd and operator processes")
-	}
+	needsAPIServer(t)
 	port, err := controlplane.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +123,15 @@ func launch(t *testing.T, name, certDir string, args ...string) *controlplane.Op
 		}
 	})
 	return op
+}
+
+// needsAPIServer skips the test under -short, where TestMain starts no
+// control plane.
+func needsAPIServer(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts kube-apiserver, etcd and operator processes")
+	}
 }
 
 // operatorLog returns the operator's output so far.

@@ -13,9 +13,7 @@ import (
 // TestCacheSyncedCheck: the readiness check fails while the cache has not
 // started (and so not synced) and passes once its informers have synced.
 func TestCacheSyncedCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the API server")
-	}
+	needsAPIServer(t)
 	c, err := cache.New(env.Config, cache.Options{Scheme: admin.Scheme()})
 	if err != nil {
 		t.Fatal(err)

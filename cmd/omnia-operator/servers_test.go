@@ -18,6 +18,7 @@ import (
 // and is not ready, naming the certificate; once the files appear it loads
 // them and becomes ready. The caches' sync is a check of its own.
 func TestReadyzWaitsForTheServingCertificate(t *testing.T) {
+	needsAPIServer(t)
 	certDir := t.TempDir()
 	op := launch(t, "operator", certDir)
 	eventually(t, time.Minute, "/readyz reports the missing certificate and synced caches", func() error {
@@ -68,6 +69,7 @@ func TestReadyzWaitsForTheServingCertificate(t *testing.T) {
 // metrics only over HTTPS and only to a caller the API server authorizes
 // for /metrics, and neither server speaking HTTP/2 unless --enable-http2.
 func TestServers(t *testing.T) {
+	needsAPIServer(t)
 	op := launch(t, "operator", env.WebhookInstallOptions.LocalServingCertDir)
 	if err := op.WaitReady(time.Minute); err != nil {
 		t.Fatal(err)
@@ -135,6 +137,7 @@ func TestServers(t *testing.T) {
 // TestEnableHTTP2: --enable-http2 turns HTTP/2 back on, so the test above
 // would see it if the servers offered it.
 func TestEnableHTTP2(t *testing.T) {
+	needsAPIServer(t)
 	op := launch(t, "operator", env.WebhookInstallOptions.LocalServingCertDir, "--enable-http2")
 	if err := op.WaitReady(time.Minute); err != nil {
 		t.Fatal(err)
