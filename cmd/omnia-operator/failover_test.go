@@ -21,6 +21,7 @@ const (
 // both run only the Lease holder runs the controllers; when it is killed
 // (SIGKILL: no release, the Lease has to expire) the other takes the Lease
 // and reconciles a new object within the lease duration plus 10 seconds.
+// Then the same after a graceful stop (SIGTERM) of the new leader.
 func TestFailover(t *testing.T) {
 	needsAPIServer(t)
 	const leaseDuration = 6 * time.Second
@@ -87,4 +88,25 @@ func TestFailover(t *testing.T) {
 		t.Errorf("Lease holder %q (err %v), want operator-b, not the dead %q", h, err, holder)
 	}
 	t.Logf("the Lease moved from %s to %s", holder, h)
+
+	// A graceful stop (SIGTERM, as on a rollout or drain) hands the Lease
+	// back, so the next replica need not wait for it to expire.
+	c := launch(t, "operator-c", certs, args...)
+	if err := c.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "operator-c campaigns for the Lease", func() error {
+		if !strings.Contains(operatorLog(t, c), logCampaigns) {
+			return errors.New("operator-c has not tried the Lease")
+		}
+		return nil
+	})
+	b.Stop()
+	mockProvider(t, ns, "after-handover")
+	eventually(t, leaseDuration+10*time.Second, "operator-c reconciles a new Provider after the leader stopped", func() error {
+		return hasStatus(ns, "after-handover")
+	})
+	if !strings.Contains(operatorLog(t, c), logAcquired) {
+		t.Error("operator-c reconciled without acquiring the Lease")
+	}
 }
