@@ -115,7 +115,7 @@ func testFailClosedUntilSynced(t *testing.T, env *envtest.Environment, dyn dynam
 	}
 	cfg := newConfig(prometheus.NewRegistry())
 	cfg.ClusterFacts = func(ctx context.Context) admission.CheckedFacts {
-		return clusterfacts.New(ctx, facts, nil, rules.License{})
+		return clusterfacts.New(ctx, facts, nil, nil, rules.License{})
 	}
 
 	port := freeLocalPort(t)

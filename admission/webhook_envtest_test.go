@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -105,7 +106,8 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 	}
 	makeNamespace("agents", nil)
 	makeNamespace("lenient", map[string]string{admission.NamespaceModeLabel: "warn"})
-	makeNamespace("omnia-system", nil)
+	// omnia-system exists: WithOperator installs the operator's
+	// ServiceAccount and Lease RBAC there.
 
 	// object returns an AgentRuntime named name in namespace ns.
 	object := func(ns, name, facades, extra string) *unstructured.Unstructured {
@@ -249,7 +251,7 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 
 	t.Run("metrics on the operator's /metrics", func(t *testing.T) {
 		// One decision per request, by kind and outcome.
-		decisions := scrapeCounter(t, op.MetricsURL, "omnia_admission_decisions_total")
+		decisions := scrapeCounter(t, env, op, "omnia_admission_decisions_total")
 		for _, want := range []struct {
 			kind, outcome string
 			min           float64
@@ -272,7 +274,7 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 			}
 		}
 		// Findings by kind, rule and outcome.
-		findings := scrapeCounter(t, op.MetricsURL, "omnia_admission_findings_total")
+		findings := scrapeCounter(t, env, op, "omnia_admission_findings_total")
 		for _, want := range []struct {
 			kind, rule, outcome string
 			min                 float64
@@ -356,20 +358,26 @@ func eventually(t *testing.T, timeout time.Duration, f func() error) {
 	}
 }
 
-// scrapeCounter reads the series of the counter name from a /metrics
-// endpoint, keyed by their label sets as exposed (sorted by label name).
-func scrapeCounter(t *testing.T, url, name string) map[string]float64 {
+// scrapeCounter reads the series of the counter name from the operator's
+// /metrics endpoint, keyed by their label sets as exposed (sorted by label
+// name).
+func scrapeCounter(t *testing.T, env *envtest.Environment, op *controlplane.Operator, name string) map[string]float64 {
 	t.Helper()
-	res, err := http.Get(url)
+	// /metrics is HTTPS and admits only a caller the API server authorizes:
+	// a scraper's ServiceAccount token bound to omnia-metrics-reader.
+	token, err := controlplane.ServiceAccountToken(env.Config, controlplane.OperatorNamespace, controlplane.MetricsScraper)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", url, res.Status)
+	code, body, err := op.Metrics(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", op.MetricsURL, code, body)
 	}
 	out := map[string]float64{}
-	sc := bufio.NewScanner(res.Body)
+	sc := bufio.NewScanner(strings.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	prefix := name + "{"
 	for sc.Scan() {
@@ -391,7 +399,7 @@ func scrapeCounter(t *testing.T, url, name string) map[string]float64 {
 		t.Fatal(err)
 	}
 	if len(out) == 0 {
-		t.Fatalf("%s serves no %s series", url, name)
+		t.Fatalf("%s serves no %s series", op.MetricsURL, name)
 	}
 	return out
 }

@@ -24,8 +24,11 @@ func webhookClusterFacts(mgr ctrl.Manager) (admission.ClusterFacts, error) {
 	if _, err := mgr.GetCache().GetInformer(context.Background(), &v1alpha1.PromptPack{}); err != nil {
 		return nil, fmt.Errorf("watching PromptPacks for the webhook: %w", err)
 	}
-	reader, mapper := mgr.GetCache(), mgr.GetRESTMapper()
+	// Secrets, should a marked rule ever ask, are read uncached: reading
+	// them through the cache would start an informer holding every Secret's
+	// data.
+	reader, secrets, mapper := mgr.GetCache(), mgr.GetAPIReader(), mgr.GetRESTMapper()
 	return func(ctx context.Context) admission.CheckedFacts {
-		return clusterfacts.New(ctx, reader, mapper, rules.License{})
+		return clusterfacts.New(ctx, reader, secrets, mapper, rules.License{})
 	}, nil
 }

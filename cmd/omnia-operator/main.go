@@ -18,8 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -28,30 +26,18 @@ import (
 
 func main() {
 	var (
-		metricsAddr   string
-		probeAddr     string
-		webhookPort   int
-		webhookHost   string
-		certDir       string
-		modeName      string
-		leaderElect   bool
-		severities    = rules.SeverityOverrides{}
-		zapOpts       = zap.Options{}
-		leaderElectNS string
+		servers    serverFlags
+		modeName   string
+		severities = rules.SeverityOverrides{}
+		zapOpts    = zap.Options{}
 	)
 	var (
 		excludedNS     string
 		allowDowngrade bool
 	)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address /metrics is served on; 0 disables it")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address /healthz and /readyz are served on")
-	flag.IntVar(&webhookPort, "webhook-port", 9443, "port the validating webhooks are served on (TLS)")
-	flag.StringVar(&webhookHost, "webhook-host", "", "address the webhooks bind to; empty binds every interface")
-	flag.StringVar(&certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook's tls.crt and tls.key")
+	servers.bind(flag.CommandLine)
 	flag.StringVar(&modeName, "enforcement-mode", string(admission.ModeEnforce), "global admission mode: enforce, warn or audit; a namespace label "+admission.NamespaceModeLabel+" may make it stricter (or laxer with --allow-namespace-downgrade)")
 	flag.Var(severities, "rule-severity", "raise (or set) a rule's severity: <rule-id>=deny|warn; repeatable")
-	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader (through a Lease) so only one replica runs controllers")
-	flag.StringVar(&leaderElectNS, "leader-election-namespace", "", "namespace of the leader-election Lease (defaults to the in-cluster namespace)")
 	flag.StringVar(&excludedNS, "excluded-namespace", ownNamespace(), "namespace the webhooks never validate (the operator's own); the webhook registration's namespaceSelector must skip the same one")
 	flag.BoolVar(&allowDowngrade, "allow-namespace-downgrade", false, "let the namespace label "+admission.NamespaceModeLabel+" choose a less strict mode than --enforcement-mode (enforce > warn > audit)")
 	zapOpts.BindFlags(flag.CommandLine)
@@ -69,21 +55,18 @@ func main() {
 	must(clientgoscheme.AddToScheme(scheme))
 	must(v1alpha1.AddToScheme(scheme))
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress:  probeAddr,
-		LeaderElection:          leaderElect,
-		LeaderElectionID:        "omnia-operator.omnia.altairalabs.ai",
-		LeaderElectionNamespace: leaderElectNS,
-		WebhookServer: webhook.NewServer(webhook.Options{
-			Host:    webhookHost,
-			Port:    webhookPort,
-			CertDir: certDir,
-		}),
-	})
+	cfg := ctrl.GetConfigOrDie()
+	cert := newServingCert(servers.certDir)
+	mgr, err := ctrl.NewManager(cfg, servers.managerOptions(scheme, cert))
 	if err != nil {
 		log.Error(err, "creating the manager")
+		os.Exit(1)
+	}
+	must(mgr.Add(cert))
+	// The webhooks read Namespaces from the cache: start that informer with
+	// the cache, so /readyz (cache sync) covers it.
+	if _, err := mgr.GetCache().GetInformer(context.Background(), &corev1.Namespace{}); err != nil {
+		log.Error(err, "starting the Namespace informer")
 		os.Exit(1)
 	}
 
@@ -119,9 +102,13 @@ func main() {
 	}
 
 	must(mgr.AddHealthzCheck("healthz", healthz.Ping))
+	// Ready only once the caches have synced and the webhook server answers
+	// a TLS handshake with its loaded serving certificate.
+	must(mgr.AddReadyzCheck("webhook-certificate", cert.Checker))
 	must(mgr.AddReadyzCheck("webhooks", mgr.GetWebhookServer().StartedChecker()))
+	must(mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())))
 
-	log.Info("starting", "enforcementMode", mode, "webhookPort", webhookPort)
+	log.Info("starting", "enforcementMode", mode, "webhookPort", servers.webhookPort, "leaderElection", servers.leaderElect)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped")
 		os.Exit(1)

@@ -2,7 +2,8 @@
 // binaries hack/build-control-plane.sh built into bin/) with their state under
 // .local/, installs the project's CRDs, registers the validating webhooks with
 // a CA and serving certificate generated under .local/webhook-certs, runs the
-// operator (bin/omnia-operator) against it, writes .local/kubeconfig once
+// operator (bin/omnia-operator) against it as its ServiceAccount with the
+// generated RBAC and leader election on (Lease in omnia-system), writes .local/kubeconfig once
 // everything answers, and serves until interrupted. The etcd data and the API
 // data survives to the next run.
 package main
@@ -114,14 +115,21 @@ func run() error {
 	if err := controlplane.CopyCerts(env.WebhookInstallOptions.LocalServingCertDir, certDir); err != nil {
 		return err
 	}
+	// The operator runs as its ServiceAccount with the generated RBAC, as
+	// in a cluster, not as the admin the kubeconfig above is for.
+	opKubeconfig, err := controlplane.OperatorKubeconfig(env.Config)
+	if err != nil {
+		return err
+	}
 	operatorKubeconfig := filepath.Join(state, "operator.kubeconfig")
-	if err := os.WriteFile(operatorKubeconfig, kubeconfig, 0o600); err != nil {
+	if err := os.WriteFile(operatorKubeconfig, opKubeconfig, 0o600); err != nil {
 		return err
 	}
 	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
 		Binary:      underRoot(root, *operatorBin),
 		Kubeconfig:  operatorKubeconfig,
 		CertDir:     certDir,
+		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(state, "operator.log"),
 		Args:        []string{"--excluded-namespace", excluded},

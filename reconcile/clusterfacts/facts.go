@@ -36,10 +36,12 @@ import (
 // rules.PromptPackLabel is the same key, checked by promptpack/label-matches.
 const PromptPackLabel = rules.PromptPackLabel
 
-// Facts reads cluster state for rules through a (cached) client.
+// Facts reads cluster state for rules through a (cached) client, and Secrets
+// through a separate reader.
 type Facts struct {
 	ctx     context.Context
 	reader  client.Reader
+	secrets client.Reader
 	mapper  meta.RESTMapper
 	license rules.License
 
@@ -53,8 +55,17 @@ var _ rules.Facts = (*Facts)(nil)
 // mapper (the manager's REST mapper, for optional CRDs). ctx bounds every
 // lookup of one evaluation. Use one Facts per evaluation and check Err after
 // it.
-func New(ctx context.Context, reader client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
-	return &Facts{ctx: ctx, reader: reader, mapper: mapper, license: license}
+//
+// Secrets are read through secrets, which should be uncached (the manager's
+// APIReader): the operator caches Secrets as metadata only, so the data of a
+// Secret is fetched only when a rule asks about the one Secret an object
+// names, and never held in memory cluster-wide. A nil secrets reads Secrets
+// through reader.
+func New(ctx context.Context, reader, secrets client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
+	if secrets == nil {
+		secrets = reader
+	}
+	return &Facts{ctx: ctx, reader: reader, secrets: secrets, mapper: mapper, license: license}
 }
 
 // Err returns the lookups that failed for another reason than "not found",
@@ -130,7 +141,9 @@ func (f *Facts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
 // secret reads the Secret namespace/name.
 func (f *Facts) secret(namespace, name string) (*corev1.Secret, bool) {
 	s := &corev1.Secret{}
-	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, s, "Secret") {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	if err := f.secrets.Get(f.ctx, key, s); err != nil {
+		f.notFound(err, "Secret "+key.String())
 		return nil, false
 	}
 	return s, true

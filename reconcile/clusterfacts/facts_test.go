@@ -55,7 +55,7 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := New(context.Background(), failingReader{c.err}, nil, rules.License{})
+			f := New(context.Background(), failingReader{c.err}, nil, nil, rules.License{})
 			// Rules still see only answers: nothing is found.
 			if _, ok := f.Provider("agents", "claude"); ok {
 				t.Error("Provider found")
@@ -153,7 +153,7 @@ func TestPromptPacksByLabel(t *testing.T) {
 		pack("other", "other", "other"),
 	}}
 	r.packs[2].Labels = map[string]string{"omnia.altairalabs.ai/pack-name": "support"}
-	f := New(context.Background(), r, nil, rules.License{})
+	f := New(context.Background(), r, nil, nil, rules.License{})
 	var got []string
 	for _, p := range f.PromptPacks("agents", "support") {
 		got = append(got, p.Name)
@@ -173,7 +173,7 @@ func TestWorkspaceByNamespaceName(t *testing.T) {
 		return v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns, Create: true}}}
 	}
-	f := New(context.Background(), mapReader{workspaces: []v1alpha1.Workspace{ws("team-b", "b"), ws("team-a", "agents")}}, nil, rules.License{})
+	f := New(context.Background(), mapReader{workspaces: []v1alpha1.Workspace{ws("team-b", "b"), ws("team-a", "agents")}}, nil, nil, rules.License{})
 	if w, ok := f.Workspace("agents"); !ok || w.Name != "team-a" {
 		t.Errorf("Workspace(agents) = %v, %v", w, ok)
 	}

@@ -63,6 +63,17 @@ import (
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=providers,verbs=get;list;watch
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=providers/status,verbs=get;patch
+// Secrets: the controller watches Secrets as metadata only (a
+// PartialObjectMetadata informer, so a Secret's change re-reconciles the
+// Providers naming it without the operator ever holding Secret data
+// cluster-wide), and reads the data of the one Secret a Provider names with
+// an uncached get (the manager's APIReader). A metadata-only list and watch
+// is still a list and watch on "secrets" to the API server's authorizer —
+// RBAC has no separate verb for metadata — so list;watch here serve that
+// informer alone, and get serves the direct read. The manager's cache is
+// configured never to cache Secrets with their data (client.CacheOptions
+// DisableFor in cmd/omnia-operator), so no other code path can open a
+// full-object Secret informer with these verbs.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -113,6 +124,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// SecretReader reads the Secret a Provider names. SetupWithManager
+	// defaults it to the manager's APIReader (uncached: Secrets are watched
+	// as metadata only and never cached with their data); NewReconciler
+	// defaults it to its client.
+	SecretReader client.Reader
 }
 
 func (o Options) withDefaults() Options {
@@ -142,7 +158,9 @@ func (o Options) withDefaults() Options {
 
 // Reconciler reconciles Providers.
 type Reconciler struct {
-	client   client.Client
+	client client.Client
+	// secrets reads the Secret a Provider names, uncached.
+	secrets  client.Reader
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	schema   *rules.SchemaValidator
@@ -160,8 +178,13 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 		return nil, fmt.Errorf("provider controller: compiling the CRD schemas: %w", err)
 	}
 	opts = opts.withDefaults()
+	secrets := opts.SecretReader
+	if secrets == nil {
+		secrets = c
+	}
 	return &Reconciler{
 		client:   c,
+		secrets:  secrets,
 		mapper:   mapper,
 		recorder: recorder,
 		schema:   sv,
@@ -178,6 +201,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Provider{}, SecretNameIndex, secretNames); err != nil {
 		return fmt.Errorf("provider controller: indexing %s: %w", SecretNameIndex, err)
 	}
+	if opts.SecretReader == nil {
+		opts.SecretReader = mgr.GetAPIReader()
+	}
 	r, err := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
 	if err != nil {
 		return err
@@ -190,7 +216,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("provider").
 		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret)).
+		// Metadata only: a change to any Secret bumps its resourceVersion,
+		// which is all the mapping needs; the data is read on reconcile.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret), builder.OnlyMetadata).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -263,7 +291,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // observe gathers the facts and findings and runs the probes.
 func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observation, error) {
-	facts := clusterfacts.New(ctx, r.client, r.mapper, r.opts.License)
+	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings, err := Evaluate(ctx, r.schema, p, facts)
 	if err != nil {
 		return observation{}, err
@@ -282,7 +310,7 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 		if keys, found := facts.SecretKeys(p.Namespace, ref.Name); found {
 			if key, ok, _ := rules.ProviderSecretKey(p, keys); ok {
 				secret := &corev1.Secret{}
-				if err := r.client.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ref.Name}, secret); err != nil {
+				if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ref.Name}, secret); err != nil {
 					return observation{}, fmt.Errorf("reading the credential Secret %s: %w", ref.Name, err)
 				}
 				obs.secretKey = key

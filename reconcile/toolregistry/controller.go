@@ -103,7 +103,10 @@ func (o Options) withDefaults() Options {
 
 // Reconciler reconciles ToolRegistries.
 type Reconciler struct {
-	client   client.Client
+	client client.Client
+	// secrets reads Secrets uncached (the manager's APIReader): the
+	// operator caches Secrets as metadata only.
+	secrets  client.Reader
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	policies *policyCRD
@@ -120,6 +123,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
+		secrets:  mgr.GetAPIReader(),
 		mapper:   mgr.GetRESTMapper(),
 		recorder: mgr.GetEventRecorder(ControllerName),
 		opts:     opts,
@@ -172,7 +176,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	now := r.opts.Clock.Now().Truncate(time.Second)
 
-	facts := clusterfacts.New(ctx, r.client, r.mapper, r.opts.License)
+	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr, Facts: facts}, rules.Options{})
 	if err := facts.Err(); err != nil {
 		// A lookup could not be made: the findings may report as missing

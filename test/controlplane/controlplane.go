@@ -186,9 +186,10 @@ func AdminKubeconfig(env *envtest.Environment, name string) ([]byte, error) {
 }
 
 // WithOperator starts the control plane with the webhooks registered and the
-// operator binary serving them, as `make run` does. dir receives the
-// operator's kubeconfig, certificate copy and log. Stop the operator before
-// the environment.
+// operator binary serving them, as `make run` does: as its ServiceAccount,
+// with the generated RBAC (OperatorKubeconfig), leader election on. dir
+// receives the operator's kubeconfig, certificate copy and log. Stop the
+// operator before the environment.
 func WithOperator(opts Options, dir string, args ...string) (*envtest.Environment, *Operator, error) {
 	opts.Webhooks = true
 	binary, err := BuildOperator()
@@ -199,7 +200,7 @@ func WithOperator(opts Options, dir string, args ...string) (*envtest.Environmen
 	if err != nil {
 		return nil, nil, err
 	}
-	kubeconfig, err := AdminKubeconfig(env, "omnia-operator")
+	kubeconfig, err := OperatorKubeconfig(env.Config)
 	if err != nil {
 		_ = env.Stop()
 		return nil, nil, err
@@ -213,6 +214,7 @@ func WithOperator(opts Options, dir string, args ...string) (*envtest.Environmen
 		Binary:      binary,
 		Kubeconfig:  kubeconfigPath,
 		CertDir:     env.WebhookInstallOptions.LocalServingCertDir,
+		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(dir, "operator.log"),
 		Args:        append([]string{"--excluded-namespace", opts.excludedNamespace()}, args...),

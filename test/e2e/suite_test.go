@@ -1,6 +1,7 @@
 // Package e2e runs Ginkgo suites against a real kube-apiserver and etcd with
 // the operator binary running exactly as `make run` runs it: webhooks
-// registered over TLS, controllers on. Probes go to local servers the specs
+// registered over TLS, controllers on, as its ServiceAccount with the
+// generated RBAC and leader election on. Probes go to local servers the specs
 // start; nothing reaches the internet.
 package e2e
 
@@ -48,6 +49,11 @@ var _ = BeforeSuite(func() {
 var _ = AfterSuite(func() {
 	if operator != nil {
 		operator.Stop()
+		// The operator runs as its ServiceAccount: a permission the
+		// generated RBAC lacks shows up as a refusal in its log.
+		forbidden, err := operator.Forbidden()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
 	}
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
