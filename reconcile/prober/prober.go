@@ -121,6 +121,13 @@ func (p *Prober) Submit(job Job) Submission {
 	return Submission{State: Queued}
 }
 
+// Busy counts the jobs waiting or running.
+func (p *Prober) Busy() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending) + len(p.inFlight)
+}
+
 // Result returns the latest stored result of a target.
 func (p *Prober) Result(k Key) (Result, bool) {
 	p.mu.Lock()
