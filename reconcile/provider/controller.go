@@ -12,6 +12,16 @@
 // (MatchPlaceholder) and to send it in the vendor probe (CredentialProbes). It
 // is never logged, stored in status or emitted in an event.
 //
+// Probes run outside Reconcile, on the operator-wide prober
+// (reconcile/prober; see async.go): Reconcile submits the endpoint health
+// check and the credential probe when they are due and computes the
+// conditions from the results the prober stored. Until a probe's first
+// result for the current spec and Secret, its condition keeps the value it
+// had for this generation (after a restart or a leader change, or a Secret
+// edit) or, without one, is Unknown with reason ProbePending. The credential
+// value reaches the prober only inside the job's closure, in memory; results
+// hold the status code, failure reason and detail.
+//
 // Endpoint grace: EndpointReachable's lastTransitionTime records when the
 // health-check failures began (conditions.Set keeps it while the condition
 // stays False). For UnavailableAfter (5 minutes) from then, Ready stays True
@@ -24,7 +34,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -34,7 +43,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -45,10 +53,12 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -75,6 +85,11 @@ type Options struct {
 	// HTTPClient sends the probes. Default: a client with the default
 	// transport. Redirects are never followed, whatever the client says.
 	HTTPClient *http.Client
+	// Prober runs the probes outside Reconcile. SetupWithManager creates
+	// one (with Clock) and adds it to the manager when it is nil; the
+	// operator passes the one its controllers share. NewReconciler's caller
+	// must start the one it passes.
+	Prober *prober.Prober
 	// ProbeTimeout bounds each probe request. Default 10s.
 	ProbeTimeout time.Duration
 	// HealthCheckInterval is how often the endpoint is re-checked (and a
@@ -93,8 +108,7 @@ type Options struct {
 	DefaultEndpoints map[v1alpha1.ProviderType]string
 	// License is the licence handed to the rules as a fact.
 	License rules.License
-	// MaxConcurrentReconciles bounds parallel reconciles (a probe may wait
-	// ProbeTimeout twice). Default 4.
+	// MaxConcurrentReconciles bounds parallel reconciles. Default 4.
 	MaxConcurrentReconciles int
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
@@ -133,8 +147,8 @@ type Reconciler struct {
 	recorder events.EventRecorder
 	schema   *rules.SchemaValidator
 	prober   *Prober
+	probes   *prober.Prober
 	opts     Options
-	creds    credentialCache
 }
 
 // NewReconciler returns a Reconciler reading and writing through c (the
@@ -146,14 +160,17 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 		return nil, fmt.Errorf("provider controller: compiling the CRD schemas: %w", err)
 	}
 	opts = opts.withDefaults()
+	if opts.Prober == nil {
+		return nil, fmt.Errorf("provider controller: no prober")
+	}
 	return &Reconciler{
 		client:   c,
 		mapper:   mapper,
 		recorder: recorder,
 		schema:   sv,
 		prober:   NewProber(opts.HTTPClient, opts.ProbeTimeout),
+		probes:   opts.Prober,
 		opts:     opts,
-		creds:    credentialCache{entries: map[types.NamespacedName]credentialEntry{}},
 	}, nil
 }
 
@@ -163,6 +180,12 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Provider{}, SecretNameIndex, secretNames); err != nil {
 		return fmt.Errorf("provider controller: indexing %s: %w", SecretNameIndex, err)
+	}
+	if opts.Prober == nil {
+		opts.Prober = prober.New(prober.Options{Clock: opts.Clock})
+		if err := mgr.Add(opts.Prober); err != nil {
+			return fmt.Errorf("provider controller: adding the prober: %w", err)
+		}
 	}
 	r, err := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
 	if err != nil {
@@ -177,6 +200,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named("provider").
 		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret)).
+		// Each stored probe result reconciles its Provider.
+		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{})).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -212,7 +237,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	p := &v1alpha1.Provider{}
 	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.creds.forget(req.NamespacedName)
+			r.probes.Retain(prober.Owner{Kind: ProberKind, NamespacedName: req.NamespacedName}) // forget its results
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -244,10 +269,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		log.V(1).Info("status updated", "phase", st.Phase)
 		r.emitTransitions(p, orig.Status.Conditions, st.Conditions)
 	}
-	return ctrl.Result{RequeueAfter: r.requeueAfter(&st, now)}, nil
+	after := r.requeueAfter(&st, now)
+	if obs.probeWait > 0 && (after == 0 || obs.probeWait < after) {
+		after = obs.probeWait
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// observe gathers the facts and findings and runs the probes.
+// observe gathers the facts and findings, reads the probes' stored results
+// and submits the due probes (it never waits for one).
 func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observation, error) {
 	facts := clusterfacts.New(ctx, r.client, r.mapper, r.opts.License)
 	findings, err := Evaluate(ctx, r.schema, p, facts)
@@ -272,42 +302,27 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 		}
 	}
 
+	owner := probeOwner(p)
+	var probes []string
 	g := groupFindings(findings)
 	if secretCredentialUsable(p, g, obs.secretKey) {
 		if probe, base, ok := ProbeFor(p, r.opts.DefaultEndpoints); ok {
-			out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
-			obs.credential = &out
+			probes = append(probes, probeCredential)
+			secret := fmt.Sprintf("%s/%d/%s/%s", p.UID, p.Generation, secretID, obs.secretKey)
+			read := r.read(r.credentialJob(owner, probe, base, p.Spec.Headers, value, secret), r.credentialFreshness)
+			obs.credential, obs.credentialPending = read.outcome, read.outcome == nil
+			obs.waitAtMost(read.wait)
 		}
 	}
 	if endpoint, ok := EndpointFor(p, r.opts.DefaultEndpoints); ok {
-		out := r.prober.CheckEndpoint(ctx, endpoint, p.Spec.Headers)
-		obs.endpoint = &out
+		probes = append(probes, probeEndpoint)
+		read := r.read(r.endpointJob(owner, endpoint, p.Spec.Headers), r.endpointFreshness)
+		obs.endpoint, obs.endpointPending = read.outcome, read.outcome == nil
+		obs.waitAtMost(read.wait)
 	}
+	// A probe the Provider no longer needs is forgotten.
+	r.probes.Retain(owner, probes...)
 	return obs, nil
-}
-
-// credentialOutcome probes the vendor, reusing a decisive verdict (accepted
-// or rejected) on the same credential for CredentialRecheckInterval. The
-// cache is keyed by the Provider's generation and the Secret's UID and
-// resourceVersion: it never holds the value.
-func (r *Reconciler) credentialOutcome(ctx context.Context, p *v1alpha1.Provider, probe CredentialProbe, base string, value []byte, secretID string) ProbeOutcome {
-	key := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
-	fingerprint := fmt.Sprintf("%s/%d/%s", p.UID, p.Generation, secretID)
-	now := r.opts.Clock.Now()
-	if out, ok := r.creds.get(key, fingerprint, now, r.opts.CredentialRecheckInterval); ok {
-		return out
-	}
-	out := r.prober.CheckCredential(ctx, probe, base, p.Spec.Headers, value)
-	if decisive(out) {
-		r.creds.put(key, credentialEntry{fingerprint: fingerprint, outcome: out, at: now})
-	} else {
-		r.creds.forget(key)
-	}
-	return out
-}
-
-func decisive(o ProbeOutcome) bool {
-	return (o.StatusCode >= 200 && o.StatusCode < 300) || o.StatusCode == 401 || o.StatusCode == 403
 }
 
 // requeueAfter is when the Provider is looked at again without an event: the
@@ -388,38 +403,4 @@ func Evaluate(ctx context.Context, sv *rules.SchemaValidator, p *v1alpha1.Provid
 	obj["kind"] = "Provider"
 	delete(obj, "status")
 	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
-}
-
-// credentialCache remembers the vendor's last decisive verdict per Provider.
-type credentialCache struct {
-	mu      sync.Mutex
-	entries map[types.NamespacedName]credentialEntry
-}
-
-type credentialEntry struct {
-	fingerprint string
-	outcome     ProbeOutcome
-	at          time.Time
-}
-
-func (c *credentialCache) get(key types.NamespacedName, fingerprint string, now time.Time, ttl time.Duration) (ProbeOutcome, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || e.fingerprint != fingerprint || now.Sub(e.at) >= ttl {
-		return ProbeOutcome{}, false
-	}
-	return e.outcome, true
-}
-
-func (c *credentialCache) put(key types.NamespacedName, e credentialEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[key] = e
-}
-
-func (c *credentialCache) forget(key types.NamespacedName) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, key)
 }

@@ -130,7 +130,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	p := opts.Prober
 	if p == nil {
-		p = prober.New(prober.Options{})
+		p = prober.New(prober.Options{Clock: opts.Clock})
 		if err := mgr.Add(p); err != nil {
 			return fmt.Errorf("toolregistry: adding the prober: %w", err)
 		}
