@@ -7,10 +7,14 @@ import (
 )
 
 // The Provider controller, with its default options: the real clock, probes
-// every 30s with a 10s timeout, Unavailable after 5 minutes of endpoint
-// failures.
+// every 30s with a 10s timeout (run on the shared prober), Unavailable after
+// 5 minutes of endpoint failures.
 func init() {
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return provider.SetupWithManager(mgr, provider.Options{})
+		probes, err := probeRunner(mgr)
+		if err != nil {
+			return err
+		}
+		return provider.SetupWithManager(mgr, provider.Options{Prober: probes})
 	})
 }
