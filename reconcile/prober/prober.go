@@ -27,7 +27,10 @@ type Prober struct {
 	hostBusy, nsBusy map[string]int
 	backoff          map[Key]backoffState
 	results          map[Key]Result
-	stopped          bool
+	// owned are the probe keys each owner has anything under (a waiting
+	// job, a run, a result or a backoff), so Retain touches only its own.
+	owned   map[Owner]map[string]bool
+	stopped bool
 
 	notifiers map[string]*notifier
 	// runCtx is Start's context, for notifiers created after Start.
@@ -51,6 +54,7 @@ func New(opts Options) *Prober {
 		nsBusy:    map[string]int{},
 		backoff:   map[Key]backoffState{},
 		results:   map[Key]Result{},
+		owned:     map[Owner]map[string]bool{},
 		notifiers: map[string]*notifier{},
 	}
 	p.cond = sync.NewCond(&p.mu)
@@ -105,7 +109,7 @@ func (p *Prober) Submit(job Job) Submission {
 		p.pending[k] = &job
 		return Submission{State: AlreadyPending}
 	}
-	if f, ok := p.inFlight[k]; ok && f.job.Fingerprint == job.Fingerprint {
+	if f, ok := p.inFlight[k]; ok && !f.discard && f.job.Fingerprint == job.Fingerprint {
 		return Submission{State: AlreadyPending}
 	}
 	if len(p.pending) >= p.opts.QueueSize {
@@ -113,6 +117,7 @@ func (p *Prober) Submit(job Job) Submission {
 		return Submission{State: Dropped}
 	}
 	p.pending[k] = &job
+	p.own(k)
 	if _, running := p.inFlight[k]; !running {
 		p.queue = append(p.queue, k)
 		p.cond.Signal()
@@ -141,41 +146,81 @@ func (p *Prober) Result(k Key) (Result, bool) {
 // Controllers call it with the probes an object still has, and with none
 // when the object is gone.
 func (p *Prober) Retain(owner Owner, keep ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	probes := p.owned[owner]
+	if len(probes) == 0 {
+		return
+	}
 	kept := make(map[string]bool, len(keep))
 	for _, k := range keep {
 		kept[k] = true
 	}
-	drop := func(k Key) bool { return k.Owner == owner && !kept[k.Probe] }
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for k := range p.results {
-		if drop(k) {
-			delete(p.results, k)
+	droppedWaiting := false
+	for probe := range probes {
+		if kept[probe] {
+			continue
 		}
-	}
-	for k := range p.backoff {
-		if drop(k) {
-			delete(p.backoff, k)
-		}
-	}
-	for k := range p.pending {
-		if drop(k) {
+		k := Key{Owner: owner, Probe: probe}
+		delete(p.results, k)
+		delete(p.backoff, k)
+		if _, ok := p.pending[k]; ok {
 			delete(p.pending, k)
+			droppedWaiting = true
 		}
-	}
-	q := p.queue[:0]
-	for _, k := range p.queue {
-		if !drop(k) {
-			q = append(q, k)
-		}
-	}
-	p.queue = q
-	for k, f := range p.inFlight {
-		if drop(k) {
+		if f, ok := p.inFlight[k]; ok {
 			f.discard = true
+		} else {
+			delete(probes, probe)
 		}
 	}
-	p.opts.Metrics.setQueued(len(p.pending))
+	if len(probes) == 0 {
+		delete(p.owned, owner)
+	}
+	if droppedWaiting {
+		q := p.queue[:0]
+		for _, k := range p.queue {
+			if _, ok := p.pending[k]; ok {
+				q = append(q, k)
+			}
+		}
+		p.queue = q
+		p.opts.Metrics.setQueued(len(p.pending))
+	}
+}
+
+// own records that k's owner has something under k. Called with the lock
+// held.
+func (p *Prober) own(k Key) {
+	probes := p.owned[k.Owner]
+	if probes == nil {
+		probes = map[string]bool{}
+		p.owned[k.Owner] = probes
+	}
+	probes[k.Probe] = true
+}
+
+// disown forgets k in owned when nothing is left under it. Called with the
+// lock held.
+func (p *Prober) disown(k Key) {
+	if _, ok := p.results[k]; ok {
+		return
+	}
+	if _, ok := p.backoff[k]; ok {
+		return
+	}
+	if _, ok := p.pending[k]; ok {
+		return
+	}
+	if _, ok := p.inFlight[k]; ok {
+		return
+	}
+	if probes := p.owned[k.Owner]; probes != nil {
+		delete(probes, k.Probe)
+		if len(probes) == 0 {
+			delete(p.owned, k.Owner)
+		}
+	}
 }
 
 // work is one worker: it takes the first queued job whose host and
@@ -253,6 +298,7 @@ func (p *Prober) finish(ctx context.Context, job *Job, f *flight, out Outcome) {
 		p.results[k] = Result{Outcome: out, Fingerprint: job.Fingerprint, At: now}
 		p.updateBackoff(k, job, out, now)
 	}
+	p.disown(k)
 	n := p.notifiers[k.Kind]
 	p.opts.Metrics.setInFlight(len(p.inFlight))
 	p.cond.Broadcast()

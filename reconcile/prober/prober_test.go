@@ -414,6 +414,14 @@ func TestRetain(t *testing.T) {
 	close(g.release)
 	gomega.NewWithT(t).Eventually(func() int { n, _, _ := g.snapshot(); return n }, 10*time.Second, 5*time.Millisecond).Should(gomega.Equal(0))
 	gomega.NewWithT(t).Consistently(func() bool { _, ok := p.Result(flying); return ok }, 200*time.Millisecond, 20*time.Millisecond).Should(gomega.BeFalse())
+
+	// Once every owner is forgotten, nothing is left behind.
+	p.Retain(keep.Owner)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.owned) != 0 || len(p.results) != 0 || len(p.backoff) != 0 || len(p.pending) != 0 {
+		t.Errorf("left behind: owned %v, results %d, backoff %d, pending %d", p.owned, len(p.results), len(p.backoff), len(p.pending))
+	}
 }
 
 // TestMaxTimeout: a run is cut at MaxTimeout whatever the job asks.
