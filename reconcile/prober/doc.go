@@ -18,7 +18,8 @@
 //     is bounded: a full queue drops the job (counted in
 //     omnia_prober_dropped_total) and the controller keeps reporting "not
 //     probed yet"; Submit never blocks;
-//   - every run is cut at Options.MaxTimeout, whatever the job asks.
+//   - every run is cut at Options.MaxTimeout, and a target is probed at most
+//     once per Options.MinInterval, whatever its object asks.
 //
 // Results are kept in memory by owner object and probe key, and each stored
 // result is announced to the owner's controller as an event.GenericEvent on

@@ -15,6 +15,7 @@ const (
 	DefaultBackoffBase   = time.Second
 	DefaultBackoffMax    = 5 * time.Minute
 	DefaultMaxRetryAfter = 10 * time.Minute
+	DefaultMinInterval   = time.Second
 )
 
 // Options configure a Prober. Zero values take the defaults.
@@ -37,6 +38,9 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// MaxRetryAfter caps the wait a 429's Retry-After asks for. Default 10m.
 	MaxRetryAfter time.Duration
+	// MinInterval is the least time between two probes of a target with the
+	// same inputs, whatever its object asks. Default 1s.
+	MinInterval time.Duration
 	// Clock stamps results and measures backoff. Default the real clock.
 	Clock clock.PassiveClock
 	// Metrics, when set, receive the prober's series.
@@ -67,6 +71,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if o.MinInterval <= 0 {
+		o.MinInterval = DefaultMinInterval
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}

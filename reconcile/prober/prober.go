@@ -100,9 +100,21 @@ func (p *Prober) Submit(job Job) Submission {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k := job.Key
-	if b, ok := p.backoff[k]; ok && b.fingerprint == job.Fingerprint && now.Before(b.notBefore) {
+	var notBefore time.Time
+	if b, ok := p.backoff[k]; ok && b.fingerprint == job.Fingerprint {
+		notBefore = b.notBefore
+	}
+	if r, ok := p.results[k]; ok && r.Fingerprint == job.Fingerprint {
+		// The floor between two probes of a target, whatever its object's
+		// interval says (an interval of 1ns stored before the CRD bounded
+		// it must not spin).
+		if floor := r.At.Add(p.opts.MinInterval); floor.After(notBefore) {
+			notBefore = floor
+		}
+	}
+	if now.Before(notBefore) {
 		p.opts.Metrics.deferred()
-		return Submission{State: BackingOff, NotBefore: b.notBefore}
+		return Submission{State: BackingOff, NotBefore: notBefore}
 	}
 	if _, ok := p.pending[k]; ok {
 		// Already waiting: keep its place, take the newer inputs.

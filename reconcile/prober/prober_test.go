@@ -158,7 +158,7 @@ func TestConcurrencyLimits(t *testing.T) {
 // MaxBackoff lowers the cap.
 func TestBackoff(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := New(Options{Clock: clk, BackoffBase: time.Second, BackoffMax: 4 * time.Second})
+	p := New(Options{Clock: clk, BackoffBase: time.Second, BackoffMax: 4 * time.Second, MinInterval: 100 * time.Millisecond})
 	start(t, p)
 	k := key("ns", "p", "endpoint")
 	fail := Outcome{Failure: "ConnectionFailed"}
@@ -202,10 +202,14 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("new fingerprint held for %v, want 1s", got)
 	}
 	clk.Step(time.Second)
-	// A success resets the backoff.
+	// A success resets the backoff: only the MinInterval floor holds it.
 	probe(Outcome{StatusCode: 200}, "v2")
+	if got := heldFor("v2"); got != 100*time.Millisecond {
+		t.Errorf("after a success held for %v, want the 100ms floor", got)
+	}
+	clk.Step(100 * time.Millisecond)
 	if got := heldFor("v2"); got != 0 {
-		t.Errorf("after a success held for %v, want not held", got)
+		t.Errorf("after the floor held for %v, want not held", got)
 	}
 	// A 5xx backs off; a job's MaxBackoff caps the series.
 	k2 := key("ns", "capped", "endpoint")
@@ -223,6 +227,36 @@ func TestBackoff(t *testing.T) {
 			t.Fatalf("503 round %d with MaxBackoff 1.5s: %v for %v, want BackingOff for %v", round, s.State, s.NotBefore.Sub(clk.Now()), want)
 		}
 		clk.Step(want)
+	}
+}
+
+// TestMinInterval: a target that answered is not probed again within
+// MinInterval, however often it is submitted; other inputs are.
+func TestMinInterval(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := New(Options{Clock: clk})
+	start(t, p)
+	k := key("ns", "spin", "endpoint")
+	var runs atomic.Int32
+	p.Submit(answered(k, "h", Outcome{StatusCode: 200}, &runs))
+	waitResult(t, p, k)
+	for range 5 {
+		if s := p.Submit(answered(k, "h", Outcome{StatusCode: 200}, &runs)); s.State != BackingOff || !s.NotBefore.Equal(t0.Add(DefaultMinInterval)) {
+			t.Fatalf("resubmitted at once: %v until %v, want BackingOff until the 1s floor", s.State, s.NotBefore)
+		}
+	}
+	other := answered(k, "h", Outcome{StatusCode: 200}, &runs)
+	other.Fingerprint = "edited"
+	if s := p.Submit(other); s.State != Queued {
+		t.Errorf("new inputs: %v, want Queued", s.State)
+	}
+	clk.Step(DefaultMinInterval)
+	gomega.NewWithT(t).Eventually(p.Busy, 10*time.Second, 5*time.Millisecond).Should(gomega.BeZero())
+	if s := p.Submit(other); s.State != BackingOff {
+		t.Errorf("edited inputs resubmitted: %v", s.State)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Errorf("%d runs, want 2", n)
 	}
 }
 
