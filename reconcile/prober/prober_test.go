@@ -458,6 +458,13 @@ func TestRetain(t *testing.T) {
 	}
 }
 
+// TestRunsOnTheLeader: the prober runs where the controllers run.
+func TestRunsOnTheLeader(t *testing.T) {
+	if !New(Options{}).NeedLeaderElection() {
+		t.Error("the prober must be a leader-election runnable")
+	}
+}
+
 // TestMaxTimeout: a run is cut at MaxTimeout whatever the job asks.
 func TestMaxTimeout(t *testing.T) {
 	p := New(Options{MaxTimeout: 50 * time.Millisecond})

@@ -117,7 +117,7 @@ func (r *Reconciler) requestProbes(owner prober.Owner, targets []resolvedTool, s
 		}
 		wait, due := untilDue(res, found, s.interval, now)
 		if due {
-			sub := r.prober.Submit(dialJob(k, r.opts.Dialer, addr, s.timeout))
+			sub := r.prober.Submit(dialJob(k, r.opts.Dialer, addr, s))
 			switch sub.State {
 			case prober.BackingOff:
 				wait = sub.NotBefore.Sub(now)
@@ -134,15 +134,19 @@ func (r *Reconciler) requestProbes(owner prober.Owner, targets []resolvedTool, s
 	return results, next
 }
 
-// dialJob is the prober job that TCP-dials addr once with timeout: a
-// reachability check, the connection closed at once and nothing sent. The
-// per-host limit counts the address's host, whatever the port.
-func dialJob(k prober.Key, d Dialer, addr string, timeout time.Duration) prober.Job {
+// dialJob is the prober job that TCP-dials addr once with the probe
+// timeout: a reachability check, the connection closed at once and nothing
+// sent. The per-host limit counts the address's host, whatever the port. A
+// failing address backs off exponentially up to the larger of the probe
+// interval and the default interval: with the spec's default interval a dead
+// endpoint is still re-probed every interval, while a short interval no
+// longer redials a dead one every few seconds.
+func dialJob(k prober.Key, d Dialer, addr string, s probeSettings) prober.Job {
 	host := addr
 	if h, _, err := net.SplitHostPort(addr); err == nil {
 		host = h
 	}
-	return prober.Job{Key: k, Host: host, Timeout: timeout, Run: func(ctx context.Context) prober.Outcome {
+	return prober.Job{Key: k, Host: host, Timeout: s.timeout, MaxBackoff: max(s.interval, DefaultProbeInterval), Run: func(ctx context.Context) prober.Outcome {
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return prober.Outcome{Failure: FailureTCPConnect, Detail: err.Error()}

@@ -101,18 +101,22 @@ func TestDialJob(t *testing.T) {
 	_ = closed.Close()
 
 	k := prober.Key{Probe: "x"}
-	if j := dialJob(k, &net.Dialer{}, up.Addr().String(), time.Second); j.Host != "127.0.0.1" || j.Timeout != time.Second {
-		t.Errorf("job host %q timeout %v", j.Host, j.Timeout)
+	s := probeSettings{enabled: true, interval: 5 * time.Second, timeout: time.Second}
+	if j := dialJob(k, &net.Dialer{}, up.Addr().String(), s); j.Host != "127.0.0.1" || j.Timeout != time.Second || j.MaxBackoff != DefaultProbeInterval {
+		t.Errorf("job host %q timeout %v max backoff %v", j.Host, j.Timeout, j.MaxBackoff)
 	}
-	if out := dialJob(k, &net.Dialer{}, up.Addr().String(), time.Second).Run(context.Background()); out.Failure != "" {
+	if j := dialJob(k, &net.Dialer{}, up.Addr().String(), probeSettings{interval: 10 * time.Minute}); j.MaxBackoff != 10*time.Minute {
+		t.Errorf("max backoff %v with a 10m interval, want the interval", j.MaxBackoff)
+	}
+	if out := dialJob(k, &net.Dialer{}, up.Addr().String(), s).Run(context.Background()); out.Failure != "" {
 		t.Errorf("open listener: %+v", out)
 	}
-	if out := dialJob(k, &net.Dialer{}, closedAddr, time.Second).Run(context.Background()); out.Failure != FailureTCPConnect || out.Detail == "" {
+	if out := dialJob(k, &net.Dialer{}, closedAddr, s).Run(context.Background()); out.Failure != FailureTCPConnect || out.Detail == "" {
 		t.Errorf("closed listener: %+v", out)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if out := dialJob(k, hangingDialer{}, "a:1", time.Hour).Run(ctx); out.Failure != FailureTCPConnect {
+	if out := dialJob(k, hangingDialer{}, "a:1", probeSettings{timeout: time.Hour}).Run(ctx); out.Failure != FailureTCPConnect {
 		t.Errorf("hanging endpoint: %+v", out)
 	}
 }
