@@ -23,7 +23,9 @@
 // per-namespace limits, backoff) and computes the tools' statuses from the
 // results the prober stored. Each new result is announced on the prober's
 // channel source and reconciles the registry again. Until its first result a
-// probed tool is Unknown ("not probed yet") and the registry Pending.
+// probed tool is Unknown ("not probed yet") and the registry Pending. An
+// address that keeps failing backs off exponentially up to the larger of
+// its interval and 60s; no address is dialled more than once a second.
 package toolregistry
 
 import (
