@@ -33,9 +33,13 @@ func init() {
 		})
 
 	// The Provider controller, with its default options: the real clock,
-	// probes every 30s with a 10s timeout through netguard's transport,
-	// Unavailable after 5 minutes of endpoint failures.
+	// probes every 30s with a 10s timeout through netguard's transport, run
+	// on the shared prober, Unavailable after 5 minutes of endpoint failures.
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress})
+		probes, err := probeRunner(mgr)
+		if err != nil {
+			return err
+		}
+		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes})
 	})
 }

@@ -21,6 +21,17 @@
 // Every request goes through netguard's transport, which never dials a
 // link-local or cloud-metadata address (ReasonAddressNotAllowed). See Egress.
 //
+// Probes run outside Reconcile, on the operator-wide prober
+// (reconcile/prober; see async.go): Reconcile submits the endpoint health
+// check and the credential probe when they are due and computes the
+// conditions from the results the prober stored. Until a probe's first
+// result for the current spec and Secret, its condition keeps the value it
+// had for this generation (after a restart or a leader change, or a Secret
+// edit) or, without one, is Unknown with reason ProbePending. The credential
+// value reaches the prober only inside the job's closure, in memory; results
+// hold the status code, failure reason and detail. A probe the egress
+// policy withholds is never submitted.
+//
 // Endpoint grace: EndpointReachable's lastTransitionTime records when the
 // health-check failures began (conditions.Set keeps it while the condition
 // stays False). For UnavailableAfter (5 minutes) from then, Ready stays True
@@ -33,7 +44,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +52,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,11 +62,13 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -100,6 +111,11 @@ type Options struct {
 	// --credential-probe-hosts). Default: probes on, credentials only to the
 	// vendors' default hosts.
 	Egress Egress
+	// Prober runs the probes outside Reconcile. SetupWithManager creates
+	// one (with Clock) and adds it to the manager when it is nil; the
+	// operator passes the one its controllers share. NewReconciler's caller
+	// must start the one it passes.
+	Prober *prober.Prober
 	// ProbeTimeout bounds each probe request. Default 10s.
 	ProbeTimeout time.Duration
 	// HealthCheckInterval is how often the endpoint is re-checked (and a
@@ -118,8 +134,7 @@ type Options struct {
 	DefaultEndpoints map[v1alpha1.ProviderType]string
 	// License is the licence handed to the rules as a fact.
 	License rules.License
-	// MaxConcurrentReconciles bounds parallel reconciles (a probe may wait
-	// ProbeTimeout twice). Default 4.
+	// MaxConcurrentReconciles bounds parallel reconciles. Default 4.
 	MaxConcurrentReconciles int
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
@@ -165,8 +180,8 @@ type Reconciler struct {
 	recorder events.EventRecorder
 	schema   *rules.SchemaValidator
 	prober   *Prober
+	probes   *prober.Prober
 	opts     Options
-	creds    credentialCache
 }
 
 // NewReconciler returns a Reconciler reading and writing through c (the
@@ -178,6 +193,9 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 		return nil, fmt.Errorf("provider controller: compiling the CRD schemas: %w", err)
 	}
 	opts = opts.withDefaults()
+	if opts.Prober == nil {
+		return nil, fmt.Errorf("provider controller: no prober")
+	}
 	secrets := opts.SecretReader
 	if secrets == nil {
 		secrets = c
@@ -189,8 +207,8 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 		recorder: recorder,
 		schema:   sv,
 		prober:   NewProber(opts.HTTPClient, opts.ProbeTimeout),
+		probes:   opts.Prober,
 		opts:     opts,
-		creds:    credentialCache{entries: map[types.NamespacedName]credentialEntry{}},
 	}, nil
 }
 
@@ -203,6 +221,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	if opts.SecretReader == nil {
 		opts.SecretReader = mgr.GetAPIReader()
+	}
+	if opts.Prober == nil {
+		opts.Prober = prober.New(prober.Options{Clock: opts.Clock})
+		if err := mgr.Add(opts.Prober); err != nil {
+			return fmt.Errorf("provider controller: adding the prober: %w", err)
+		}
 	}
 	r, err := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
 	if err != nil {
@@ -219,6 +243,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// Metadata only: a change to any Secret bumps its resourceVersion,
 		// which is all the mapping needs; the data is read on reconcile.
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret), builder.OnlyMetadata).
+		// Each stored probe result reconciles its Provider.
+		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{})).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -254,7 +280,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	p := &v1alpha1.Provider{}
 	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.creds.forget(req.NamespacedName)
+			r.probes.Retain(prober.Owner{Kind: ProberKind, NamespacedName: req.NamespacedName}) // forget its results
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -286,10 +312,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		log.V(1).Info("status updated", "phase", st.Phase)
 		r.emitTransitions(p, orig.Status.Conditions, st.Conditions)
 	}
-	return ctrl.Result{RequeueAfter: r.requeueAfter(&st, now)}, nil
+	after := r.requeueAfter(&st, now)
+	if obs.probeWait > 0 && (after == 0 || obs.probeWait < after) {
+		after = obs.probeWait
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// observe gathers the facts and findings and runs the probes.
+// observe gathers the facts and findings, reads the probes' stored results
+// and submits the due probes (it never waits for one).
 func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observation, error) {
 	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings, err := Evaluate(ctx, r.schema, p, facts)
@@ -323,47 +354,32 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 		}
 	}
 
+	owner := probeOwner(p)
+	var probes []string
 	g := groupFindings(findings)
 	w := r.opts.Egress.decide(p, r.opts.DefaultEndpoints)
 	if secretCredentialUsable(p, g, obs.secretKey) {
 		if probe, base, ok := ProbeFor(p, r.opts.DefaultEndpoints); ok {
 			if obs.credential = w.credential; obs.credential == nil {
-				out := r.credentialOutcome(ctx, p, probe, base, value, secretID+"/"+obs.secretKey)
-				obs.credential = &out
+				probes = append(probes, probeCredential)
+				secret := fmt.Sprintf("%s/%d/%s/%s", p.UID, p.Generation, secretID, obs.secretKey)
+				read := r.read(r.credentialJob(owner, probe, base, p.Spec.Headers, value, secret), r.credentialFreshness)
+				obs.credential, obs.credentialPending = read.outcome, read.outcome == nil
+				obs.waitAtMost(read.wait)
 			}
 		}
 	}
 	if endpoint, ok := EndpointFor(p, r.opts.DefaultEndpoints); ok {
 		if obs.endpoint = w.endpoint; obs.endpoint == nil {
-			out := r.prober.CheckEndpoint(ctx, endpoint, p.Spec.Headers)
-			obs.endpoint = &out
+			probes = append(probes, probeEndpoint)
+			read := r.read(r.endpointJob(owner, endpoint, p.Spec.Headers), r.endpointFreshness)
+			obs.endpoint, obs.endpointPending = read.outcome, read.outcome == nil
+			obs.waitAtMost(read.wait)
 		}
 	}
+	// A probe the Provider no longer needs is forgotten.
+	r.probes.Retain(owner, probes...)
 	return obs, nil
-}
-
-// credentialOutcome probes the vendor, reusing a decisive verdict (accepted
-// or rejected) on the same credential for CredentialRecheckInterval. The
-// cache is keyed by the Provider's generation and the Secret's UID and
-// resourceVersion: it never holds the value.
-func (r *Reconciler) credentialOutcome(ctx context.Context, p *v1alpha1.Provider, probe CredentialProbe, base string, value []byte, secretID string) ProbeOutcome {
-	key := types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
-	fingerprint := fmt.Sprintf("%s/%d/%s", p.UID, p.Generation, secretID)
-	now := r.opts.Clock.Now()
-	if out, ok := r.creds.get(key, fingerprint, now, r.opts.CredentialRecheckInterval); ok {
-		return out
-	}
-	out := r.prober.CheckCredential(ctx, probe, base, p.Spec.Headers, value)
-	if decisive(out) {
-		r.creds.put(key, credentialEntry{fingerprint: fingerprint, outcome: out, at: now})
-	} else {
-		r.creds.forget(key)
-	}
-	return out
-}
-
-func decisive(o ProbeOutcome) bool {
-	return (o.StatusCode >= 200 && o.StatusCode < 300) || o.StatusCode == 401 || o.StatusCode == 403
 }
 
 // requeueAfter is when the Provider is looked at again without an event: the
@@ -438,38 +454,4 @@ func Evaluate(ctx context.Context, sv *rules.SchemaValidator, p *v1alpha1.Provid
 	obj["kind"] = "Provider"
 	delete(obj, "status")
 	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
-}
-
-// credentialCache remembers the vendor's last decisive verdict per Provider.
-type credentialCache struct {
-	mu      sync.Mutex
-	entries map[types.NamespacedName]credentialEntry
-}
-
-type credentialEntry struct {
-	fingerprint string
-	outcome     ProbeOutcome
-	at          time.Time
-}
-
-func (c *credentialCache) get(key types.NamespacedName, fingerprint string, now time.Time, ttl time.Duration) (ProbeOutcome, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok || e.fingerprint != fingerprint || now.Sub(e.at) >= ttl {
-		return ProbeOutcome{}, false
-	}
-	return e.outcome, true
-}
-
-func (c *credentialCache) put(key types.NamespacedName, e credentialEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[key] = e
-}
-
-func (c *credentialCache) forget(key types.NamespacedName) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, key)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,17 +20,20 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -110,6 +114,10 @@ func runMain(m *testing.M) int {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// Providers labelled isolatedLabel belong to a test's own manager.
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&v1alpha1.Provider{}: {Label: mustSelector("!" + isolatedLabel)},
+		}},
 	})
 	if err != nil {
 		panic(err)
@@ -135,6 +143,59 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "controller log tail:\n"+tail(logs.String(), 4000))
 	}
 	return code
+}
+
+// isolatedLabel marks the Providers a test's own manager reconciles (see
+// isolatedManager); the shared manager ignores them.
+const isolatedLabel = "omnia-test/isolated"
+
+func mustSelector(s string) labels.Selector {
+	sel, err := labels.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return sel
+}
+
+// isolatedManager runs a manager of the test's own, with opts, reconciling
+// only the Providers labelled isolatedLabel, until the test ends.
+func isolatedManager(t *testing.T, opts Options) {
+	t.Helper()
+	mgr, err := ctrl.NewManager(testEnv.Config, ctrl.Options{
+		Scheme:                 testMgr.GetScheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&v1alpha1.Provider{}: {Label: mustSelector(isolatedLabel)},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.SkipNameValidation = true
+	if err := SetupWithManager(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// startProber runs a prober until the test ends.
+func startProber(t *testing.T, opts prober.Options) *prober.Prober {
+	t.Helper()
+	p := prober.New(opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = p.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return p
 }
 
 func tail(s string, n int) string {
@@ -188,6 +249,7 @@ func directReconciler(t *testing.T) (*Reconciler, *countingClient) {
 	cc := &countingClient{Client: testMgr.GetClient()}
 	opts := managerOpts
 	opts.HealthCheckInterval = 30 * time.Second
+	opts.Prober = startProber(t, prober.Options{Clock: fakeClock})
 	r, err := NewReconciler(cc, testMgr.GetRESTMapper(), testMgr.GetEventRecorder(ControllerName), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -542,6 +604,30 @@ func reconcileNow(t *testing.T, r *Reconciler, cc *countingClient, key types.Nam
 	return writes, res
 }
 
+// waitIdle waits until the reconciler's prober has run every probe
+// submitted to it.
+func waitIdle(t *testing.T, r *Reconciler) {
+	t.Helper()
+	eventually(t, "probes finish", func() error {
+		if n := r.probes.Busy(); n > 0 {
+			return fmt.Errorf("%d probes queued or in flight", n)
+		}
+		return nil
+	})
+}
+
+// reconcileProbed reconciles (submitting the due probes), waits for the
+// prober to run them, and reconciles again to read their results, as the
+// prober's event makes the manager do. It returns the writes of both and the
+// second's result.
+func reconcileProbed(t *testing.T, r *Reconciler, cc *countingClient, key types.NamespacedName) (writes int, res ctrl.Result) {
+	t.Helper()
+	n, _ := reconcileNow(t, r, cc, key)
+	waitIdle(t, r)
+	m, res := reconcileNow(t, r, cc, key)
+	return n + m, res
+}
+
 func TestEndpointGrace(t *testing.T) {
 	ns := namespace(t)
 	endpoint := newSwitchable(t)
@@ -552,15 +638,19 @@ func TestEndpointGrace(t *testing.T) {
 		ConditionEndpointReachable: "True/EndpointResponded", ConditionReady: "True/ProviderReady",
 		ConditionSecretFound: "", ConditionCredentialConfigured: "", ConditionCredentialValid: "", ConditionAuthConfigured: "",
 	}})
+	// A reconciler whose prober has no result yet keeps the stored
+	// condition: nothing to write.
 	r, cc := directReconciler(t)
-	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+	if n, _ := reconcileProbed(t, r, cc, key); n != 0 {
 		t.Fatalf("%d writes for an unchanged Provider", n)
 	}
 
-	// The endpoint goes down: Ready stays True for the grace.
+	// The endpoint goes down: at the next health check, Ready stays True
+	// for the grace.
 	endpoint.down()
+	fakeClock.Step(30 * time.Second)
 	began := fakeClock.Now()
-	n, res := reconcileNow(t, r, cc, key)
+	n, res := reconcileProbed(t, r, cc, key)
 	if n != 1 {
 		t.Fatalf("%d writes, want 1", n)
 	}
@@ -577,17 +667,17 @@ func TestEndpointGrace(t *testing.T) {
 
 	// Four minutes on, still failing: nothing to write.
 	fakeClock.Step(4 * time.Minute)
-	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+	if n, _ := reconcileProbed(t, r, cc, key); n != 0 {
 		t.Fatalf("%d writes inside the grace", n)
 	}
 	// Exactly five minutes: still Ready.
 	fakeClock.Step(time.Minute)
-	if n, _ := reconcileNow(t, r, cc, key); n != 0 {
+	if n, _ := reconcileProbed(t, r, cc, key); n != 0 {
 		t.Fatalf("%d writes at the end of the grace", n)
 	}
 	// More than five minutes: Unavailable.
 	fakeClock.Step(time.Second)
-	if n, _ := reconcileNow(t, r, cc, key); n != 1 {
+	if n, _ := reconcileProbed(t, r, cc, key); n != 1 {
 		t.Fatalf("%d writes, want 1", n)
 	}
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseUnavailable, conds: map[string]string{
@@ -598,7 +688,7 @@ func TestEndpointGrace(t *testing.T) {
 	// It comes back.
 	endpoint.up(t)
 	fakeClock.Step(30 * time.Second)
-	if n, _ := reconcileNow(t, r, cc, key); n != 1 {
+	if n, _ := reconcileProbed(t, r, cc, key); n != 1 {
 		t.Fatalf("%d writes, want 1", n)
 	}
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
@@ -681,6 +771,98 @@ func TestProviderKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			waitFor(t, createProvider(t, ns, tt.name, tt.spec), tt.want)
+		})
+	}
+}
+
+// TestDeadEndpointsDoNotDelayOtherTenants (issue #7, "probing is bounded"):
+// tenant A has many Providers whose endpoint accepts connections and never
+// answers, with a 30s probe timeout; tenant B's Provider, created while A's
+// probes hang, is probed and reported well within that time. Probing inside
+// Reconcile (today's main) holds every reconcile worker for 30s per A
+// Provider and B waits behind them; with the prober, A's probes hold at most
+// the per-host share of the pool and B's reconcile never waits on a probe.
+func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
+	nsA, nsB := namespace(t), namespace(t)
+	// A's endpoint is on another loopback address: another host for the
+	// per-host limit than B's 127.0.0.1.
+	var hanging atomic.Int32
+	release := make(chan struct{})
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hanging.Add(1)
+		defer hanging.Add(-1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})}
+	go func() { _ = dead.Serve(l) }()
+	t.Cleanup(func() { close(release); _ = dead.Close() })
+
+	isolatedManager(t, Options{ProbeTimeout: 30 * time.Second, HealthCheckInterval: time.Hour})
+	create := func(ns, name, baseURL string) types.NamespacedName {
+		p := &v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{isolatedLabel: "true"}},
+			Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", BaseURL: baseURL}}
+		if err := direct.Create(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		return types.NamespacedName{Namespace: ns, Name: name}
+	}
+	condition := func(key types.NamespacedName) func() error {
+		return func() error {
+			p := &v1alpha1.Provider{}
+			if err := direct.Get(context.Background(), key, p); err != nil {
+				return err
+			}
+			if c := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable); c == nil || c.Reason != ReasonEndpointResponded {
+				return fmt.Errorf("not reported yet: %s", condSummary(p))
+			}
+			return nil
+		}
+	}
+
+	var deadKeys []types.NamespacedName
+	for i := range 8 {
+		deadKeys = append(deadKeys, create(nsA, fmt.Sprintf("dead-%d", i), "http://"+l.Addr().String()))
+	}
+	eventually(t, "tenant A's probes hang", func() error {
+		if n := hanging.Load(); n < 2 {
+			return fmt.Errorf("%d hanging", n)
+		}
+		return nil
+	})
+
+	live := newSwitchable(t)
+	keyB := create(nsB, "live", "http://"+live.addr)
+	// Well under A's 30s probe timeout: B must not wait for A's probes.
+	deadline := time.Now().Add(10 * time.Second)
+	for err := condition(keyB)(); err != nil; err = condition(keyB)() {
+		if time.Now().After(deadline) {
+			t.Fatalf("tenant B's Provider: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if hanging.Load() == 0 {
+		t.Fatal("tenant A's probes ended before B was reported: the test proved nothing")
+	}
+	if n := hanging.Load(); n > prober.DefaultPerHost {
+		t.Errorf("%d probes in flight to one host, want at most %d", n, prober.DefaultPerHost)
+	}
+	// A's Providers were reconciled too, without waiting on their probes.
+	for _, k := range deadKeys {
+		eventually(t, "tenant A's Provider "+k.String()+" reconciled", func() error {
+			p := &v1alpha1.Provider{}
+			if err := direct.Get(context.Background(), k, p); err != nil {
+				return err
+			}
+			if c := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable); c == nil || c.Reason != ReasonProbePending {
+				return fmt.Errorf("want EndpointReachable Unknown/%s: %s", ReasonProbePending, condSummary(p))
+			}
+			return nil
 		})
 	}
 }

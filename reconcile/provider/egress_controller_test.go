@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
 // countingServer is a local vendor that counts every request it gets, and
@@ -177,14 +179,23 @@ func TestVendorEgressOff(t *testing.T) {
 		opts := managerOpts
 		opts.DefaultEndpoints = map[v1alpha1.ProviderType]string{v1alpha1.ProviderTypeClaude: srv.URL}
 		opts.Egress = Egress{Off: off, CredentialHosts: hosts}
+		opts.Prober = startProber(t, prober.Options{Clock: fakeClock})
 		r, err := NewReconciler(testMgr.GetClient(), testMgr.GetRESTMapper(), nil, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		obs, err := r.observe(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// Probes run on the prober: observe until neither is pending (a
+		// withheld probe is never pending).
+		var obs observation
+		eventually(t, "the probes' results", func() error {
+			if obs, err = r.observe(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			if obs.credentialPending || obs.endpointPending {
+				return fmt.Errorf("pending: credential %v, endpoint %v", obs.credentialPending, obs.endpointPending)
+			}
+			return nil
+		})
 		return computeStatus(p, obs, metav1.NewTime(fakeClock.Now()), time.Minute)
 	}
 

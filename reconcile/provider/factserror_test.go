@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
 // forbiddenSecrets is the manager's client with one failure injected: every
@@ -50,6 +51,7 @@ func TestSecretLookupFailureRetries(t *testing.T) {
 
 	cc := &countingClient{Client: forbiddenSecrets{Client: testMgr.GetClient()}}
 	opts := managerOpts
+	opts.Prober = startProber(t, prober.Options{Clock: fakeClock})
 	r, err := NewReconciler(cc, testMgr.GetRESTMapper(), testMgr.GetEventRecorder(ControllerName), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -141,6 +141,9 @@ type ProbeOutcome struct {
 	// Detail is e.g. `GET https://api.anthropic.com/v1/models answered HTTP 401`
 	// or the transport error.
 	Detail string
+	// RetryAfter is the Retry-After header of a 429 response, which the
+	// asynchronous prober honours before probing the target again.
+	RetryAfter string
 }
 
 // Prober sends the probes.
@@ -214,7 +217,11 @@ func (pr *Prober) do(ctx context.Context, target string, headers, auth map[strin
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
 	// The response body is never quoted: a vendor may echo part of the key.
-	return ProbeOutcome{StatusCode: resp.StatusCode, Detail: fmt.Sprintf("GET %s answered HTTP %d", target, resp.StatusCode)}
+	out := ProbeOutcome{StatusCode: resp.StatusCode, Detail: fmt.Sprintf("GET %s answered HTTP %d", target, resp.StatusCode)}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		out.RetryAfter = resp.Header.Get("Retry-After")
+	}
+	return out
 }
 
 // classify names the EndpointReachable reason of a failed request.

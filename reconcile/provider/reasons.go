@@ -109,6 +109,14 @@ const (
 	// reason (see Egress).
 	ReasonCredentialProbeHostNotAllowed = "CredentialProbeHostNotAllowed"
 
+	// ReasonProbePending (CredentialValid=Unknown and
+	// EndpointReachable=Unknown, not named by the spec): the probe runs
+	// asynchronously and has no result yet for the current spec and Secret
+	// (a new Provider, an edited one, or a probe queued behind others); the
+	// condition is set from the result when it arrives. It does not change
+	// Ready.
+	ReasonProbePending = "ProbePending"
+
 	// ReasonEndpointResponded (EndpointReachable=True, not named by the
 	// spec): the endpoint answered with an HTTP response, whatever its
 	// status.

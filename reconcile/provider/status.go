@@ -27,8 +27,21 @@ type observation struct {
 	// credential is the vendor probe's outcome; nil when not probed.
 	credential *ProbeOutcome
 	// endpoint is the health check's outcome; nil when the provider has no
-	// endpoint to check.
+	// endpoint to check or it has not been probed yet.
 	endpoint *ProbeOutcome
+	// credentialPending and endpointPending are set while the probe has no
+	// result for the current inputs (see setPendingCondition).
+	credentialPending, endpointPending bool
+	// probeWait is when a probe is next due (or its backoff ends); 0 when
+	// none is scheduled.
+	probeWait time.Duration
+}
+
+// waitAtMost lowers probeWait to d when d is positive and sooner.
+func (o *observation) waitAtMost(d time.Duration) {
+	if d > 0 && (o.probeWait == 0 || d < o.probeWait) {
+		o.probeWait = d
+	}
 }
 
 // findingGroups are the findings sorted by the condition they set.
@@ -103,8 +116,16 @@ func computeStatus(p *v1alpha1.Provider, obs observation, now metav1.Time, grace
 	gen := p.Generation
 	setSecretFoundCondition(&st, p, g.secretFound, obs.secretKey, now)
 	setCredentialConfiguredCondition(&st, p, g, obs.secretKey, now)
-	setCredentialValidCondition(&st, p, secretCredentialUsable(p, g, obs.secretKey), obs.credential, now)
-	setEndpointReachableCondition(&st, gen, obs.endpoint, now)
+	if obs.credentialPending {
+		setPendingCondition(&st, ConditionCredentialValid, gen, "the credential has not been probed yet: the vendor probe is queued", now)
+	} else {
+		setCredentialValidCondition(&st, p, secretCredentialUsable(p, g, obs.secretKey), obs.credential, now)
+	}
+	if obs.endpointPending {
+		setPendingCondition(&st, ConditionEndpointReachable, gen, "the endpoint has not been probed yet: the health check is queued", now)
+	} else {
+		setEndpointReachableCondition(&st, gen, obs.endpoint, now)
+	}
 	setAuthConfiguredCondition(&st, p, g.authConfigured, now)
 	setModelValidCondition(&st, p, g.modelValid, now)
 	setReadyCondition(&st, gen, g.other, now, grace)
@@ -226,6 +247,18 @@ func setEndpointReachableCondition(st *v1alpha1.ProviderStatus, gen int64, outco
 			Message: outcome.Detail, ObservedGeneration: gen}
 	}
 	conditions.Set(&st.Conditions, cond, now)
+}
+
+// setPendingCondition is a probed condition while its probe has no result
+// for the current inputs: the condition as stored when it was set for this
+// generation (so a restart, a leader change or a Secret edit does not turn a
+// rejected credential or a failing endpoint Unknown, nor restart the
+// endpoint grace), else Unknown/ProbePending.
+func setPendingCondition(st *v1alpha1.ProviderStatus, condType string, gen int64, msg string, now metav1.Time) {
+	if c := meta.FindStatusCondition(st.Conditions, condType); c != nil && c.ObservedGeneration == gen {
+		return
+	}
+	conditions.Set(&st.Conditions, unknownCondition(condType, ReasonProbePending, msg, gen), now)
 }
 
 // setAuthConfiguredCondition: present only on a platform-hosted provider;

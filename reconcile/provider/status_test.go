@@ -292,6 +292,34 @@ func TestSetEndpointReachableCondition(t *testing.T) {
 	})
 }
 
+// TestSetPendingCondition: before a probe's first result, the condition
+// stored for this generation stands (a restart or a Secret edit does not
+// turn a rejected credential Unknown, nor restart the endpoint grace); one
+// from another generation, or none, becomes Unknown/ProbePending.
+func TestSetPendingCondition(t *testing.T) {
+	failing := metav1.Condition{Type: ConditionEndpointReachable, Status: metav1.ConditionFalse, Reason: ReasonConnectionFailed, ObservedGeneration: 2, LastTransitionTime: t0}
+	tests := []struct {
+		name   string
+		stored []metav1.Condition
+		want   wantCond
+	}{
+		{"none stored", nil, wantCond{status: metav1.ConditionUnknown, reason: ReasonProbePending, msg: []string{"not been probed yet"}}},
+		{"stored for this generation", []metav1.Condition{failing}, wantCond{status: metav1.ConditionFalse, reason: ReasonConnectionFailed}},
+		{"stored for another generation", []metav1.Condition{func() metav1.Condition { c := failing; c.ObservedGeneration = 1; return c }()},
+			wantCond{status: metav1.ConditionUnknown, reason: ReasonProbePending}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := v1alpha1.ProviderStatus{Conditions: tt.stored}
+			setPendingCondition(&st, ConditionEndpointReachable, 2, "the endpoint has not been probed yet", at(time.Minute))
+			checkCond(t, st.Conditions, ConditionEndpointReachable, tt.want)
+			if c := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); tt.name == "stored for this generation" && !c.LastTransitionTime.Equal(&t0) {
+				t.Errorf("lastTransitionTime moved to %v", c.LastTransitionTime)
+			}
+		})
+	}
+}
+
 func TestSetAuthConfiguredCondition(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -61,7 +61,7 @@ func TestReconcileClampsStoredProbeBounds(t *testing.T) {
 	key := create(t, tr)
 
 	before := time.Now()
-	res := reconcileOnce(t, r, key)
+	res := reconcileProbed(t, r, key)
 	if res.RequeueAfter != MinProbeInterval {
 		t.Errorf("RequeueAfter = %v for a stored 1ns interval, want the %v minimum", res.RequeueAfter, MinProbeInterval)
 	}
@@ -88,7 +88,7 @@ func TestProbeRefusesMetadataAfterResolution(t *testing.T) {
 	)
 	tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on}
 	key := create(t, tr)
-	reconcileOnce(t, r, key)
+	reconcileProbed(t, r, key)
 	got := get(t, key).Status.DiscoveredTools
 	if len(got) != 2 {
 		t.Fatalf("tools = %+v", got)

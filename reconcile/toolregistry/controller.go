@@ -18,6 +18,15 @@
 // endpoint is TCP-dialled every spec.probe.interval with spec.probe.timeout;
 // client, platform and sandbox tools have no address and are never dialled,
 // nor is the endpoint of a handler that failed validation.
+//
+// The dials never run in Reconcile: it submits the due ones to the
+// operator-wide prober (reconcile/prober: a bounded pool, per-host and
+// per-namespace limits, backoff) and computes the tools' statuses from the
+// results the prober stored. Each new result is announced on the prober's
+// channel source and reconciles the registry again. Until its first result a
+// probed tool is Unknown ("not probed yet") and the registry Pending. An
+// address that keeps failing backs off exponentially up to the larger of
+// its interval and 60s; no address is dialled more than once a second.
 package toolregistry
 
 import (
@@ -26,6 +35,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/events"
@@ -45,6 +55,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -66,6 +77,10 @@ type Options struct {
 	// refuses link-local and cloud-metadata addresses after DNS resolution,
 	// for every handler type.
 	Dialer Dialer
+	// Prober runs the probes. Default: a prober of this controller's own,
+	// with the prober package's defaults, added to the manager. The operator
+	// passes the one it shares between controllers.
+	Prober *prober.Prober
 	// DefaultProbeInterval and DefaultProbeTimeout apply when spec.probe
 	// leaves them empty. Default 60s and 5s (the CRD's).
 	DefaultProbeInterval, DefaultProbeTimeout time.Duration
@@ -74,8 +89,7 @@ type Options struct {
 	CRDCheckInterval time.Duration
 	// License is the licence rules see.
 	License rules.License
-	// MaxConcurrentReconciles bounds parallel reconciles (a probe round
-	// holds a worker for up to the probe timeout). Default 2.
+	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
 }
 
@@ -110,6 +124,7 @@ type Reconciler struct {
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	policies *policyCRD
+	prober   *prober.Prober
 	opts     Options
 }
 
@@ -121,11 +136,19 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("toolregistry: discovery client: %w", err)
 	}
+	p := opts.Prober
+	if p == nil {
+		p = prober.New(prober.Options{Clock: opts.Clock})
+		if err := mgr.Add(p); err != nil {
+			return fmt.Errorf("toolregistry: adding the prober: %w", err)
+		}
+	}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
 		secrets:  mgr.GetAPIReader(),
 		mapper:   mgr.GetRESTMapper(),
 		recorder: mgr.GetEventRecorder(ControllerName),
+		prober:   p,
 		opts:     opts,
 	}
 	var c controller.Controller
@@ -139,6 +162,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named(ControllerName).
 		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Channel(r.policies.changed, handler.EnqueueRequestsFromMapFunc(r.allRegistries))).
+		// Each stored probe result reconciles its registry.
+		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Build(r)
 	if err != nil {
@@ -170,11 +195,16 @@ func (r *Reconciler) allRegistries(ctx context.Context, _ client.Object) []recon
 // Reconcile computes a ToolRegistry's status and writes it when it changed.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
+	owner := prober.Owner{Kind: ProberKind, NamespacedName: req.NamespacedName}
 	tr := &v1alpha1.ToolRegistry{}
 	if err := r.client.Get(ctx, req.NamespacedName, tr); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.prober.Retain(owner) // forget its results
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	now := r.opts.Clock.Now().Truncate(time.Second)
+	probedAt := r.opts.Clock.Now()
+	now := probedAt.Truncate(time.Second)
 
 	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr, Facts: facts}, rules.Options{})
@@ -203,22 +233,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	targets := probeTargets(in.tools, invalidHandlers(findingsFor(findings, v1alpha1.ToolRegistryConditionHandlersValid)), in.probe)
-	in.plan = planProbe(tr.Status.DiscoveredTools, targets, in.probe.interval, now)
+	in.previous = previousResults(tr.Status.DiscoveredTools)
 	var result ctrl.Result
-	if len(targets) > 0 {
-		if in.plan.due {
-			addrs := make([]string, 0, len(targets))
-			for _, t := range targets {
-				if t.dialAddr != "" {
-					addrs = append(addrs, t.dialAddr)
-				}
-			}
-			in.results = probeAddresses(ctx, r.opts.Dialer, addrs, in.probe.timeout)
-			result.RequeueAfter = in.probe.interval
-		} else {
-			result.RequeueAfter = in.plan.next
-		}
-	}
+	in.results, result.RequeueAfter = r.requestProbes(owner, targets, in.probe, probedAt)
 
 	updated := computeStatus(tr, in)
 	if equality.Semantic.DeepEqual(updated, tr.Status) {

@@ -3,10 +3,10 @@ package toolregistry
 import (
 	"context"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
 // Probe defaults: the CRD's (toolregistry.md#probing), used when a field is
@@ -67,77 +67,109 @@ func toolKey(t *v1alpha1.ToolRegistryDiscoveredTool) string {
 	return t.HandlerName + "\x00" + t.Name + "\x00" + t.Endpoint
 }
 
-// probePlan says whether a probe round is due now and, when it is not, what
-// each probed tool's last result was and when the next round is due.
-type probePlan struct {
-	due bool
-	// previous results by toolKey, carried over when no round is due.
-	previous map[string]v1alpha1.ToolRegistryDiscoveredTool
-	// next is how long after now the next round is due (0 when due now).
-	next time.Duration
-}
+// ProberKind is the owner kind of this controller's probes: the prober
+// announces their results on the channel of that name.
+const ProberKind = "ToolRegistry"
 
-// planProbe decides whether to probe now: a round is due when a probed tool
-// has no previous result for its endpoint (a new registry, tool or
-// endpoint), or when interval has passed since the oldest previous result.
-// probed are the tools a round would dial.
-func planProbe(old []v1alpha1.ToolRegistryDiscoveredTool, probed []resolvedTool, interval time.Duration, now time.Time) probePlan {
-	plan := probePlan{previous: map[string]v1alpha1.ToolRegistryDiscoveredTool{}}
-	if len(probed) == 0 {
-		return plan
-	}
+// retryDropped is when a registry whose probe the prober's full queue
+// dropped asks again.
+const retryDropped = 10 * time.Second
+
+// previousResults are the probe results the stored status holds, by
+// toolKey: they stand for a tool until the prober has a result of its own
+// (after a restart or a leader change), so a probed registry does not fall
+// back to "not probed yet".
+func previousResults(old []v1alpha1.ToolRegistryDiscoveredTool) map[string]v1alpha1.ToolRegistryDiscoveredTool {
+	out := map[string]v1alpha1.ToolRegistryDiscoveredTool{}
 	for i := range old {
-		plan.previous[toolKey(&old[i])] = old[i]
-	}
-	var oldest time.Time
-	for i := range probed {
-		p, ok := plan.previous[toolKey(&probed[i].tool)]
-		if !ok || p.LastChecked == nil ||
-			(p.Status != v1alpha1.ToolRegistryToolStatusAvailable && p.Status != v1alpha1.ToolRegistryToolStatusUnavailable) {
-			plan.due = true
-			return plan
-		}
-		if oldest.IsZero() || p.LastChecked.Time.Before(oldest) {
-			oldest = p.LastChecked.Time
+		t := old[i]
+		if t.LastChecked != nil && (t.Status == v1alpha1.ToolRegistryToolStatusAvailable || t.Status == v1alpha1.ToolRegistryToolStatusUnavailable) {
+			out[toolKey(&t)] = t
 		}
 	}
-	next := oldest.Add(interval).Sub(now)
-	if next <= 0 {
-		plan.due = true
-		return plan
-	}
-	plan.next = next
-	return plan
+	return out
 }
 
-// probeAddresses TCP-dials every address once, in parallel, each bounded by
-// timeout, and returns the error of each that did not accept a connection.
-// It is a reachability check: the connection is closed at once, nothing is
-// sent.
-func probeAddresses(ctx context.Context, d Dialer, addrs []string, timeout time.Duration) map[string]error {
-	results := make(map[string]error, len(addrs))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
+// dialAddrs are the distinct addresses the targets dial, in order.
+func dialAddrs(targets []resolvedTool) []string {
+	var out []string
 	seen := map[string]bool{}
-	for _, a := range addrs {
-		if seen[a] {
-			continue
+	for _, t := range targets {
+		if t.dialAddr != "" && !seen[t.dialAddr] {
+			seen[t.dialAddr] = true
+			out = append(out, t.dialAddr)
 		}
-		seen[a] = true
-		wg.Add(1)
-		go func(addr string) {
-			defer wg.Done()
-			dctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			conn, err := d.DialContext(dctx, "tcp", addr)
-			if err == nil {
-				_ = conn.Close()
-			}
-			mu.Lock()
-			results[addr] = err
-			mu.Unlock()
-		}(a)
 	}
-	wg.Wait()
-	return results
+	return out
 }
+
+// untilDue says whether an address is due for a probe at now: it is when it
+// has no stored result, or when interval has passed since that result.
+// Otherwise it returns how long until it is.
+func untilDue(res prober.Result, found bool, interval time.Duration, now time.Time) (time.Duration, bool) {
+	if !found {
+		return 0, true
+	}
+	wait := res.At.Add(interval).Sub(now)
+	return wait, wait <= 0
+}
+
+// requestProbes reads the stored result of each target address and submits
+// a dial for those that are due; it never dials itself. It returns the
+// results and when the registry should be looked at again without an event
+// (the next address due, a backoff's end, or a retry after a drop); a
+// submitted probe's result arrives as an event on the prober's channel.
+func (r *Reconciler) requestProbes(owner prober.Owner, targets []resolvedTool, s probeSettings, now time.Time) (map[string]prober.Result, time.Duration) {
+	addrs := dialAddrs(targets)
+	r.prober.Retain(owner, addrs...)
+	results := make(map[string]prober.Result, len(addrs))
+	var next time.Duration
+	for _, addr := range addrs {
+		k := prober.Key{Owner: owner, Probe: addr}
+		res, found := r.prober.Result(k)
+		if found {
+			results[addr] = res
+		}
+		wait, due := untilDue(res, found, s.interval, now)
+		if due {
+			sub := r.prober.Submit(dialJob(k, r.opts.Dialer, addr, s))
+			switch sub.State {
+			case prober.BackingOff:
+				wait = sub.NotBefore.Sub(now)
+			case prober.Dropped:
+				wait = retryDropped
+			default:
+				wait = s.interval
+			}
+		}
+		if wait > 0 && (next == 0 || wait < next) {
+			next = wait
+		}
+	}
+	return results, next
+}
+
+// dialJob is the prober job that TCP-dials addr once with the probe
+// timeout: a reachability check, the connection closed at once and nothing
+// sent. The per-host limit counts the address's host, whatever the port. A
+// failing address backs off exponentially up to the larger of the probe
+// interval and the default interval: with the spec's default interval a dead
+// endpoint is still re-probed every interval, while a short interval no
+// longer redials a dead one every few seconds.
+func dialJob(k prober.Key, d Dialer, addr string, s probeSettings) prober.Job {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	return prober.Job{Key: k, Host: host, Timeout: s.timeout, MaxBackoff: max(s.interval, DefaultProbeInterval), Run: func(ctx context.Context) prober.Outcome {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return prober.Outcome{Failure: FailureTCPConnect, Detail: err.Error()}
+		}
+		_ = conn.Close()
+		return prober.Outcome{Detail: "TCP connect to " + addr + " succeeded"}
+	}}
+}
+
+// FailureTCPConnect is the prober failure of a dial that did not connect.
+const FailureTCPConnect = "TCPConnectFailed"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
 func TestProbeSettingsOf(t *testing.T) {
@@ -38,31 +39,38 @@ func TestProbeSettingsOf(t *testing.T) {
 	}
 }
 
-func TestPlanProbe(t *testing.T) {
-	target := resolvedTool{tool: v1alpha1.ToolRegistryDiscoveredTool{HandlerName: "a", Name: "a", Endpoint: "http://a:1"}, network: true, dialAddr: "a:1"}
-	checked := func(at time.Time, endpoint string, st v1alpha1.ToolRegistryToolStatus) []v1alpha1.ToolRegistryDiscoveredTool {
-		lc := metav1.NewTime(at)
-		return []v1alpha1.ToolRegistryDiscoveredTool{{HandlerName: "a", Name: "a", Endpoint: endpoint, Status: st, LastChecked: &lc}}
-	}
+func TestUntilDue(t *testing.T) {
 	cases := []struct {
-		name    string
-		old     []v1alpha1.ToolRegistryDiscoveredTool
-		targets []resolvedTool
-		due     bool
-		next    time.Duration
+		name  string
+		res   prober.Result
+		found bool
+		wait  time.Duration
+		due   bool
 	}{
-		{"nothing to probe", nil, nil, false, 0},
-		{"first round", nil, []resolvedTool{target}, true, 0},
-		{"inside the interval", checked(t0.Add(-20*time.Second), "http://a:1", avail), []resolvedTool{target}, false, 40 * time.Second},
-		{"interval passed", checked(t0.Add(-time.Minute), "http://a:1", unavail), []resolvedTool{target}, true, 0},
-		{"endpoint changed", checked(t0.Add(-time.Second), "http://a:2", avail), []resolvedTool{target}, true, 0},
-		{"previous result unknown", checked(t0.Add(-time.Second), "http://a:1", unknown), []resolvedTool{target}, true, 0},
+		{"never probed", prober.Result{}, false, 0, true},
+		{"inside the interval", prober.Result{At: t0.Add(-20 * time.Second)}, true, 40 * time.Second, false},
+		{"interval passed", prober.Result{At: t0.Add(-time.Minute)}, true, 0, true},
+		{"long past", prober.Result{At: t0.Add(-time.Hour)}, true, -59 * time.Minute, true},
 	}
 	for _, c := range cases {
-		got := planProbe(c.old, c.targets, time.Minute, t0)
-		if got.due != c.due || got.next != c.next {
-			t.Errorf("%s: due %v next %v, want due %v next %v", c.name, got.due, got.next, c.due, c.next)
+		wait, due := untilDue(c.res, c.found, time.Minute, t0)
+		if wait != c.wait || due != c.due {
+			t.Errorf("%s: wait %v due %v, want %v %v", c.name, wait, due, c.wait, c.due)
 		}
+	}
+}
+
+func TestPreviousResults(t *testing.T) {
+	lc := metav1.NewTime(t0)
+	old := []v1alpha1.ToolRegistryDiscoveredTool{
+		{HandlerName: "a", Name: "a", Endpoint: "http://a:1", Status: avail, LastChecked: &lc},
+		{HandlerName: "b", Name: "b", Endpoint: "http://b:1", Status: unavail, LastChecked: &lc},
+		{HandlerName: "c", Name: "c", Endpoint: "http://c:1", Status: unknown, Error: NotProbedYet},
+		{HandlerName: "d", Name: "d", Endpoint: "http://d:1", Status: avail}, // config-level: never probed
+	}
+	got := previousResults(old)
+	if len(got) != 2 || got[toolKey(&old[0])].Status != avail || got[toolKey(&old[1])].Status != unavail {
+		t.Errorf("previous results = %+v, want the two probed tools", got)
 	}
 }
 
@@ -74,7 +82,10 @@ func (hangingDialer) DialContext(ctx context.Context, _, _ string) (net.Conn, er
 	return nil, ctx.Err()
 }
 
-func TestProbeAddresses(t *testing.T) {
+// TestDialJob: the job connects to an open listener, fails on a closed one,
+// and ends with its context on one that hangs; its host (the per-host
+// limit's key) is the address without the port.
+func TestDialJob(t *testing.T) {
 	up, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -96,24 +107,24 @@ func TestProbeAddresses(t *testing.T) {
 	closedAddr := closed.Addr().String()
 	_ = closed.Close()
 
-	res := probeAddresses(context.Background(), &net.Dialer{}, []string{up.Addr().String(), closedAddr, up.Addr().String()}, time.Second)
-	if len(res) != 2 {
-		t.Fatalf("results = %v, want one per address", res)
+	k := prober.Key{Probe: "x"}
+	s := probeSettings{enabled: true, interval: 5 * time.Second, timeout: time.Second}
+	if j := dialJob(k, &net.Dialer{}, up.Addr().String(), s); j.Host != "127.0.0.1" || j.Timeout != time.Second || j.MaxBackoff != DefaultProbeInterval {
+		t.Errorf("job host %q timeout %v max backoff %v", j.Host, j.Timeout, j.MaxBackoff)
 	}
-	if res[up.Addr().String()] != nil {
-		t.Errorf("open listener: %v", res[up.Addr().String()])
+	if j := dialJob(k, &net.Dialer{}, up.Addr().String(), probeSettings{interval: 10 * time.Minute}); j.MaxBackoff != 10*time.Minute {
+		t.Errorf("max backoff %v with a 10m interval, want the interval", j.MaxBackoff)
 	}
-	if res[closedAddr] == nil {
-		t.Errorf("closed listener reported reachable")
+	if out := dialJob(k, &net.Dialer{}, up.Addr().String(), s).Run(context.Background()); out.Failure != "" {
+		t.Errorf("open listener: %+v", out)
 	}
-
-	start := time.Now()
-	res = probeAddresses(context.Background(), hangingDialer{}, []string{"a:1", "b:1"}, 100*time.Millisecond)
-	if res["a:1"] == nil || res["b:1"] == nil {
-		t.Errorf("hanging endpoints reported reachable: %v", res)
+	if out := dialJob(k, &net.Dialer{}, closedAddr, s).Run(context.Background()); out.Failure != FailureTCPConnect || out.Detail == "" {
+		t.Errorf("closed listener: %+v", out)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("probes took %v: the timeout did not bound them (or they ran one after another)", d)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if out := dialJob(k, hangingDialer{}, "a:1", probeSettings{timeout: time.Hour}).Run(ctx); out.Failure != FailureTCPConnect {
+		t.Errorf("hanging endpoint: %+v", out)
 	}
 }
 
@@ -122,8 +133,13 @@ func TestProbeAddresses(t *testing.T) {
 // type (every probe goes through it).
 func TestDefaultDialerRefusesMetadata(t *testing.T) {
 	d := Options{}.withDefaults().Dialer
-	res := probeAddresses(context.Background(), d, []string{"169.254.169.254:80", "[fd00:ec2::254]:80", "100.100.100.200:80"}, 30*time.Second)
-	for addr, err := range res {
+	for _, addr := range []string{"169.254.169.254:80", "[fd00:ec2::254]:80", "100.100.100.200:80"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		cancel()
+		if conn != nil {
+			_ = conn.Close()
+		}
 		var be *netguard.BlockedError
 		if !errors.As(err, &be) {
 			t.Errorf("%s: %v, want the egress guard's refusal", addr, err)

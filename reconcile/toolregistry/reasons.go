@@ -20,6 +20,13 @@ const (
 	// reachable).
 	ReasonNoToolsAvailable = "NoToolsAvailable"
 
+	// ReasonProbesPending is Ready=Unknown and Degraded=Unknown, with the
+	// phase Pending, while a probed tool waits for its first probe result:
+	// probes run outside the reconcile, so a new probed registry (or a new
+	// endpoint) is first written before it has been dialled. The spec names
+	// no reason for this state.
+	ReasonProbesPending = "ProbesPending"
+
 	// ReasonSomeToolsUnavailable is Degraded=True: the phase is Degraded,
 	// some tools reachable and some not (only with probing).
 	ReasonSomeToolsUnavailable = "SomeToolsUnavailable"

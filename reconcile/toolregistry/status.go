@@ -12,6 +12,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -36,11 +37,12 @@ type statusInput struct {
 	// tools as discoverTools resolved them, and how many handlers yielded one.
 	tools             []resolvedTool
 	handlersWithTools int
-	// probe is spec.probe resolved; plan and results are the probe round's
-	// (results is nil when no round ran).
-	probe   probeSettings
-	plan    probePlan
-	results map[string]error
+	// probe is spec.probe resolved; results are the prober's stored results
+	// by dial address, and previous the probe results of the stored status
+	// by toolKey (they stand in until the prober has one).
+	probe    probeSettings
+	results  map[string]prober.Result
+	previous map[string]v1alpha1.ToolRegistryDiscoveredTool
 	// policy is the ToolPolicy view.
 	policy policyState
 	// now is the reconcile's time, truncated to the second (the precision
@@ -116,36 +118,54 @@ func probeTargets(tools []resolvedTool, invalid map[int]bool, p probeSettings) [
 //   - without probing, or for a tool with no network address, Available:
 //     the configuration is valid and the endpoint resolves from it (nothing
 //     is contacted);
-//   - with probing, Available or Unavailable from this round's dial, stamped
-//     with lastChecked; between rounds the previous result is kept.
-func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, plan probePlan, results map[string]error, now metav1.Time) []v1alpha1.ToolRegistryDiscoveredTool {
+//   - with probing, Available or Unavailable from the prober's latest
+//     result for its address, stamped with lastChecked; before the prober
+//     has one, the stored status's result for the same tool, or Unknown
+//     ("not probed yet") for a tool never probed.
+func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, previous map[string]v1alpha1.ToolRegistryDiscoveredTool, results map[string]prober.Result) []v1alpha1.ToolRegistryDiscoveredTool {
 	out := make([]v1alpha1.ToolRegistryDiscoveredTool, 0, len(tools))
 	for _, rt := range tools {
 		t := rt.tool
+		res, probed := results[rt.dialAddr]
+		prev, hadResult := previous[toolKey(&t)]
 		switch {
 		case invalid[rt.handler]:
 			t.Status = v1alpha1.ToolRegistryToolStatusUnknown
 			t.Error = "handler " + t.HandlerName + " failed validation: see the HandlersValid condition"
 		case !p.enabled || !rt.network:
 			t.Status = v1alpha1.ToolRegistryToolStatusAvailable
-		case !plan.due:
-			prev := plan.previous[toolKey(&t)]
-			t.Status, t.Error, t.LastChecked = prev.Status, prev.Error, prev.LastChecked
-		default:
-			lc := now
+		case probed:
+			// Stored with the second precision of status times, so an
+			// unchanged result compares equal.
+			lc := metav1.NewTime(res.At.Truncate(time.Second))
 			t.LastChecked = &lc
-			switch err, dialled := results[rt.dialAddr]; {
-			case !dialled:
-				t.Status, t.Error, t.LastChecked = v1alpha1.ToolRegistryToolStatusUnknown, "not probed yet", nil
-			case err != nil:
-				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "TCP connect failed: "+err.Error()
-			default:
+			if res.Failure != "" {
+				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "TCP connect failed: "+res.Detail
+			} else {
 				t.Status = v1alpha1.ToolRegistryToolStatusAvailable
 			}
+		case hadResult:
+			t.Status, t.Error, t.LastChecked = prev.Status, prev.Error, prev.LastChecked
+		default:
+			t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnknown, NotProbedYet
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// NotProbedYet is the error of a probed tool before its first probe result.
+const NotProbedYet = "not probed yet"
+
+// probesPending counts the tools waiting for their first probe result.
+func probesPending(tools []v1alpha1.ToolRegistryDiscoveredTool) int {
+	n := 0
+	for i := range tools {
+		if tools[i].Status == v1alpha1.ToolRegistryToolStatusUnknown && tools[i].Error == NotProbedYet {
+			n++
+		}
+	}
+	return n
 }
 
 // toolCounts counts tools by status.
@@ -162,13 +182,20 @@ func toolCounts(tools []v1alpha1.ToolRegistryDiscoveredTool) (available, unavail
 }
 
 // phaseOf is the registry phase (toolregistry.md#phase): Failed when a
-// handler failed validation, no tool was discovered, or no tool is
-// available; Degraded when some are available and some unreachable (only
-// with probing); Ready when every tool is available.
+// handler failed validation or no tool was discovered; Pending while a
+// probed tool waits for its first probe result (probes run asynchronously,
+// so the first reconcile of a probed registry has none: its phase is not
+// yet known); Failed when no tool is available; Degraded when some are
+// available and some unreachable (only with probing); Ready when every tool
+// is available.
 func phaseOf(handlersValid bool, tools []v1alpha1.ToolRegistryDiscoveredTool) v1alpha1.ToolRegistryPhase {
 	available, unavailable := toolCounts(tools)
 	switch {
-	case !handlersValid, len(tools) == 0, available == 0:
+	case !handlersValid, len(tools) == 0:
+		return v1alpha1.ToolRegistryPhaseFailed
+	case probesPending(tools) > 0:
+		return v1alpha1.ToolRegistryPhasePending
+	case available == 0:
 		return v1alpha1.ToolRegistryPhaseFailed
 	case unavailable > 0, available < len(tools):
 		return v1alpha1.ToolRegistryPhaseDegraded
@@ -247,6 +274,9 @@ func setDegradedCondition(st *v1alpha1.ToolRegistryStatus, phase v1alpha1.ToolRe
 	case v1alpha1.ToolRegistryPhaseFailed:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
 		c.Message = "not degraded: the phase is Failed (see the Ready condition)"
+	case v1alpha1.ToolRegistryPhasePending:
+		c.Status, c.Reason = metav1.ConditionUnknown, ReasonProbesPending
+		c.Message = pendingMessage(tools)
 	default:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
 		c.Message = "every tool is available"
@@ -254,9 +284,15 @@ func setDegradedCondition(st *v1alpha1.ToolRegistryStatus, phase v1alpha1.ToolRe
 	conditions.Set(&st.Conditions, c, now)
 }
 
+// pendingMessage says how many tools wait for their first probe.
+func pendingMessage(tools []v1alpha1.ToolRegistryDiscoveredTool) string {
+	return strconv.Itoa(probesPending(tools)) + " of " + plural(len(tools), "tool") + " not probed yet: the first probe results are pending"
+}
+
 // setReadyCondition sets Ready from HandlersValid (which must already be
 // set) and the tools: False (ValidationFailed) when a handler failed
-// validation; False (NoToolsAvailable) when none is available; True
+// validation; Unknown (ProbesPending) while a probed tool waits for its
+// first probe result; False (NoToolsAvailable) when none is available; True
 // (ToolsDiscovered) otherwise.
 func setReadyCondition(st *v1alpha1.ToolRegistryStatus, tools []v1alpha1.ToolRegistryDiscoveredTool, probing bool, generation int64, now metav1.Time) {
 	available, _ := toolCounts(tools)
@@ -266,7 +302,9 @@ func setReadyCondition(st *v1alpha1.ToolRegistryStatus, tools []v1alpha1.ToolReg
 	}
 	c := conditions.RollUp(st.Conditions, v1alpha1.ToolRegistryConditionReady,
 		[]string{v1alpha1.ToolRegistryConditionHandlersValid}, ReasonToolsDiscovered, okMessage, generation)
-	if c.Status == metav1.ConditionTrue && available == 0 {
+	if c.Status == metav1.ConditionTrue && probesPending(tools) > 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonProbesPending, pendingMessage(tools)
+	} else if c.Status == metav1.ConditionTrue && available == 0 {
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoToolsAvailable
 		switch {
 		case len(tools) == 0:
@@ -371,7 +409,7 @@ func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegis
 
 	handlerFindings := findingsFor(in.findings, v1alpha1.ToolRegistryConditionHandlersValid)
 	invalid := invalidHandlers(handlerFindings)
-	tools := toolStatuses(in.tools, invalid, in.probe, in.plan, in.results, now)
+	tools := toolStatuses(in.tools, invalid, in.probe, in.previous, in.results)
 
 	st.ObservedGeneration = gen
 	st.DiscoveredTools = tools

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -346,6 +347,8 @@ func TestPhaseOf(t *testing.T) {
 		{"none reachable", true, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", unavail, "")}, v1alpha1.ToolRegistryPhaseFailed},
 		{"some reachable", true, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", avail, ""), tool("b", "b", unavail, "")}, v1alpha1.ToolRegistryPhaseDegraded},
 		{"all available", true, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", avail, ""), tool("b", "b", avail, "")}, v1alpha1.ToolRegistryPhaseReady},
+		{"a first probe pending", true, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", avail, ""), tool("b", "b", unknown, NotProbedYet)}, v1alpha1.ToolRegistryPhasePending},
+		{"a first probe pending, validation failed", false, []v1alpha1.ToolRegistryDiscoveredTool{tool("b", "b", unknown, NotProbedYet)}, v1alpha1.ToolRegistryPhaseFailed},
 	}
 	for _, c := range cases {
 		if got := phaseOf(c.valid, c.tools); got != c.want {
@@ -368,7 +371,7 @@ func TestToolStatuses(t *testing.T) {
 	on := probeSettings{enabled: true, interval: time.Minute, timeout: time.Second}
 
 	t.Run("config-level without probing", func(t *testing.T) {
-		got := toolStatuses(tools, invalid, probeSettings{}, probePlan{}, nil, now0)
+		got := toolStatuses(tools, invalid, probeSettings{}, nil, nil)
 		want := []v1alpha1.ToolRegistryToolStatus{avail, avail, unknown, avail, unknown}
 		for i, w := range want {
 			if got[i].Status != w || got[i].LastChecked != nil {
@@ -380,8 +383,8 @@ func TestToolStatuses(t *testing.T) {
 		}
 	})
 	t.Run("a probe round", func(t *testing.T) {
-		results := map[string]error{"up:1": nil, "down:1": errors.New("dial tcp down:1: connect: connection refused")}
-		got := toolStatuses(tools, invalid, on, probePlan{due: true}, results, now0)
+		results := resultsAt(map[string]error{"up:1": nil, "down:1": errors.New("dial tcp down:1: connect: connection refused")}, now0.Time.Add(300*time.Millisecond))
+		got := toolStatuses(tools, invalid, on, nil, results)
 		want := []struct {
 			st      v1alpha1.ToolRegistryToolStatus
 			err     string
@@ -402,13 +405,24 @@ func TestToolStatuses(t *testing.T) {
 			}
 		}
 	})
-	t.Run("between rounds the previous result stands", func(t *testing.T) {
+	t.Run("before the prober has a result the stored one stands", func(t *testing.T) {
 		prev := tool("down", "down", unavail, "TCP connect failed: old")
 		prev.Endpoint, prev.LastChecked = "http://down:1", &earlier
-		plan := probePlan{previous: map[string]v1alpha1.ToolRegistryDiscoveredTool{toolKey(&prev): prev}}
-		got := toolStatuses([]resolvedTool{net(1, "down", "down:1")}, nil, on, plan, nil, now0)
+		previous := map[string]v1alpha1.ToolRegistryDiscoveredTool{toolKey(&prev): prev}
+		got := toolStatuses([]resolvedTool{net(1, "down", "down:1")}, nil, on, previous, nil)
 		if got[0].Status != unavail || got[0].Error != "TCP connect failed: old" || !got[0].LastChecked.Equal(&earlier) {
 			t.Errorf("carried tool = %+v", got[0])
+		}
+		// The prober's result wins over the stored one.
+		got = toolStatuses([]resolvedTool{net(1, "down", "down:1")}, nil, on, previous, resultsAt(map[string]error{"down:1": nil}, now0.Time))
+		if got[0].Status != avail || !got[0].LastChecked.Equal(&now0) {
+			t.Errorf("tool with a new result = %+v", got[0])
+		}
+	})
+	t.Run("never probed: Unknown, not probed yet", func(t *testing.T) {
+		got := toolStatuses([]resolvedTool{net(0, "up", "up:1")}, nil, on, nil, nil)
+		if got[0].Status != unknown || got[0].Error != NotProbedYet || got[0].LastChecked != nil {
+			t.Errorf("unprobed tool = %+v", got[0])
 		}
 	})
 }
@@ -449,17 +463,29 @@ func TestTransitionEvents(t *testing.T) {
 	}
 }
 
+// resultsAt are prober results by address, stored at: a nil error is a
+// connection, any other a failed dial.
+func resultsAt(errs map[string]error, at time.Time) map[string]prober.Result {
+	out := map[string]prober.Result{}
+	for addr, err := range errs {
+		r := prober.Result{At: at}
+		if err != nil {
+			r.Failure, r.Detail = FailureTCPConnect, err.Error()
+		}
+		out[addr] = r
+	}
+	return out
+}
+
 // evaluate computes a status the way Reconcile does, with the real catalog,
-// without a cluster: policy and probe results are given.
+// without a cluster: policy and the prober's stored results (taken at now)
+// are given.
 func evaluate(tr *v1alpha1.ToolRegistry, policy policyState, results map[string]error, now time.Time) v1alpha1.ToolRegistryStatus {
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr}, rules.Options{})
 	in := statusInput{findings: findings, probe: probeSettingsOf(tr.Spec.Probe, DefaultProbeInterval, DefaultProbeTimeout), policy: policy, now: now}
 	in.tools, in.handlersWithTools = discoverTools(tr)
-	targets := probeTargets(in.tools, invalidHandlers(findingsFor(findings, v1alpha1.ToolRegistryConditionHandlersValid)), in.probe)
-	in.plan = planProbe(tr.Status.DiscoveredTools, targets, in.probe.interval, now)
-	if in.plan.due {
-		in.results = results
-	}
+	in.previous = previousResults(tr.Status.DiscoveredTools)
+	in.results = resultsAt(results, now)
 	return computeStatus(tr, in)
 }
 
@@ -574,6 +600,21 @@ func TestComputeStatus(t *testing.T) {
 		}
 	})
 
+	t.Run("probing, before the first results: Pending, Ready and Degraded Unknown", func(t *testing.T) {
+		on := true
+		tr := registry(httpHandler("a", "http://a:1/x"), httpHandler("b", "http://b:2/x"))
+		tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on}
+		st := evaluate(tr, policyState{}, map[string]error{"a:1": nil}, t0)
+		if st.Phase != v1alpha1.ToolRegistryPhasePending {
+			t.Fatalf("phase = %s, want Pending", st.Phase)
+		}
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionUnknown, ReasonProbesPending, "1 of 2 tools not probed yet")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionUnknown, ReasonProbesPending)
+		if b := st.DiscoveredTools[1]; b.Status != unknown || b.Error != NotProbedYet || b.LastChecked != nil {
+			t.Errorf("unprobed tool = %+v", b)
+		}
+	})
+
 	t.Run("probing: Ready, Degraded, Failed; the digest ignores health", func(t *testing.T) {
 		on := true
 		tr := registry(httpHandler("a", "http://a:1/x"), httpHandler("b", "http://b:2/x"),
@@ -590,11 +631,10 @@ func TestComputeStatus(t *testing.T) {
 			t.Errorf("client tool = %+v, want Available and never probed", up.DiscoveredTools[2])
 		}
 
-		// Before the interval passes, a changed world is not seen.
+		// Recomputed from the same results later, nothing changes.
 		tr.Status = up
-		same := evaluate(tr, policyState{}, map[string]error{"a:1": nil, "b:2": refused}, t0.Add(29*time.Second))
-		if !equality.Semantic.DeepEqual(same, up) {
-			t.Errorf("status changed between probe rounds")
+		if same := evaluate(tr, policyState{}, nil, t0.Add(29*time.Second)); !equality.Semantic.DeepEqual(same, up) {
+			t.Errorf("status changed without a new result:\nwas %+v\nnow %+v", up, same)
 		}
 
 		half := evaluate(tr, policyState{}, map[string]error{"a:1": nil, "b:2": refused}, t0.Add(30*time.Second))

@@ -43,6 +43,11 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		// The prober is generic: it knows no kind, rule or condition.
+		pkg:        "reconcile/prober",
+		allowedOwn: nil,
+	},
+	{
 		pkg:        "admission",
 		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing"},
 	},

@@ -1,0 +1,82 @@
+package prober
+
+import (
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Defaults of Options.
+const (
+	DefaultWorkers       = 8
+	DefaultPerHost       = 2
+	DefaultQueueSize     = 1024
+	DefaultMaxTimeout    = time.Minute
+	DefaultBackoffBase   = time.Second
+	DefaultBackoffMax    = 5 * time.Minute
+	DefaultMaxRetryAfter = 10 * time.Minute
+	DefaultMinInterval   = time.Second
+)
+
+// Options configure a Prober. Zero values take the defaults.
+type Options struct {
+	// Workers is the operator-wide cap on probes in flight. Default 8.
+	Workers int
+	// PerHost caps the probes in flight to one Job.Host. Default 2.
+	PerHost int
+	// PerNamespace caps the probes in flight for the owners of one
+	// namespace. Default half the workers (at least 1), so one namespace's
+	// hanging endpoints on many hosts still leave the others a share.
+	PerNamespace int
+	// QueueSize bounds the jobs waiting (queued or waiting for their own
+	// in-flight run to end). Default 1024.
+	QueueSize int
+	// MaxTimeout cuts every run, whatever its Job.Timeout. Default 1 minute.
+	MaxTimeout time.Duration
+	// BackoffBase is the wait after a target's first failure; it doubles
+	// with each further failure up to BackoffMax. Defaults 1s and 5m.
+	BackoffBase, BackoffMax time.Duration
+	// MaxRetryAfter caps the wait a 429's Retry-After asks for. Default 10m.
+	MaxRetryAfter time.Duration
+	// MinInterval is the least time between two probes of a target with the
+	// same inputs, whatever its object asks. Default 1s.
+	MinInterval time.Duration
+	// Clock stamps results and measures backoff. Default the real clock.
+	Clock clock.PassiveClock
+	// Metrics, when set, receive the prober's series.
+	Metrics *Metrics
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = DefaultPerHost
+	}
+	if o.PerNamespace <= 0 {
+		o.PerNamespace = max(1, o.Workers/2)
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = DefaultBackoffBase
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = DefaultBackoffMax
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if o.MinInterval <= 0 {
+		o.MinInterval = DefaultMinInterval
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return o
+}
