@@ -47,6 +47,7 @@ var resources = map[string]string{
 	"ToolRegistry": "toolregistries",
 	"ArenaJob":     "arenajobs",
 	"ArenaRun":     "arenaruns",
+	"PromptPack":   "promptpacks",
 }
 
 func testScheme(tb testing.TB) *runtime.Scheme {

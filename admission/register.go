@@ -18,6 +18,7 @@ var Served = map[string]string{
 	"ToolRegistry": "/validate-omnia-altairalabs-ai-v1alpha1-toolregistry",
 	"ArenaJob":     "/validate-omnia-altairalabs-ai-v1alpha1-arenajob",
 	"ArenaRun":     "/validate-omnia-altairalabs-ai-v1alpha1-arenarun",
+	"PromptPack":   "/validate-omnia-altairalabs-ai-v1alpha1-promptpack",
 }
 
 // Handlers builds the lookup table from kind to its validating handler.
@@ -28,6 +29,7 @@ func Handlers(scheme *runtime.Scheme, cfg *Config) map[string]admission.Handler 
 		"ToolRegistry": NewHandler("ToolRegistry", func() *v1alpha1.ToolRegistry { return &v1alpha1.ToolRegistry{} }, scheme, cfg),
 		"ArenaJob":     NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
 		"ArenaRun":     NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
+		"PromptPack":   NewHandler("PromptPack", func() *v1alpha1.PromptPack { return &v1alpha1.PromptPack{} }, scheme, cfg),
 	}
 }
 

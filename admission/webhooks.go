@@ -22,6 +22,7 @@ import (
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-toolregistry,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=toolregistries,verbs=create;update,versions=v1alpha1,name=vtoolregistry.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenajob,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenajobs,verbs=create;update,versions=v1alpha1,name=varenajob.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenarun,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenaruns,verbs=create;update,versions=v1alpha1,name=varenarun.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-promptpack,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=promptpacks,verbs=create;update,versions=v1alpha1,name=vpromptpack.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 
 // The handler reads Namespace labels (per-namespace enforcement mode).
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
