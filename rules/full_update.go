@@ -13,9 +13,10 @@ import (
 // Terminating object is never refused. The old manifest is judged as a
 // create, with the same catalog, facts and options. With old nil it is Full.
 //
-// Schema findings are left as the schema validator reports them: the API
-// server applies its own rules to those, and a second ratchet here would
-// admit what it refuses. So are removed fields reported by their
+// Schema findings are left as the schema validator reports them: it already
+// applies the API server's own CRD validation ratcheting (a value the update
+// leaves unchanged is not judged), and a second, finding-level ratchet here
+// would admit what the API server refuses. So are removed fields reported by their
 // retired-field rules (Go rules, but strict decoding refuses them on every
 // request).
 func FullUpdate(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {

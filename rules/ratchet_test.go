@@ -262,8 +262,8 @@ func TestUpdateNeverRefused(t *testing.T) {
 }
 
 // TestFullUpdate judges manifest updates as the deploy API does: the Go
-// rules' findings are ratcheted, schema findings are left to the API server's
-// own rules.
+// rules' findings are ratcheted, schema findings follow the API server's own
+// CRD validation ratcheting (a value the update leaves alone is not judged).
 func TestFullUpdate(t *testing.T) {
 	sv, err := DefaultSchema()
 	if err != nil {
@@ -298,8 +298,8 @@ func TestFullUpdate(t *testing.T) {
 		{name: "new violation: only it denies", obj: manifest(false, mock(badBoth)), old: manifest(false, mock(badTimeout)),
 			wantDenied: []string{ruleProviderPricing}, wantWarns: []string{ruleProviderTimeout}},
 		{name: "fix: clean", obj: manifest(false, mock(nil)), old: manifest(false, mock(badTimeout))},
-		{name: "schema finding on a label change: left to the API server", obj: manifest(true, noModel), old: manifest(false, noModel),
-			wantDenied: []string{"provider/model-required"}},
+		{name: "schema finding on a label change: ratcheted by the API server's own rules, not reported", obj: manifest(true, noModel), old: manifest(false, noModel)},
+		{name: "schema finding on a create: denied", obj: manifest(false, noModel), wantDenied: []string{"provider/model-required"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
@@ -20,6 +21,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/config/crd"
@@ -161,12 +163,24 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 		structuraldefaulting.Default(oldU, ks.structural)
 	}
 
+	var celOpts []cel.Option
 	if oldU == nil {
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
 	} else {
-		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u, oldU, ks.validator)...)
+		// CRD validation ratcheting, as the API server's customresource
+		// strategy does it (GA and locked on since Kubernetes 1.33): an
+		// OpenAPI or CEL error on a value the update leaves unchanged is
+		// not reported, and list-type invariants are checked only when the
+		// stored object met them. Without it omniactl and the deploy API
+		// would refuse an update the API server admits.
+		correlated := common.NewCorrelatedObject(u, oldU, &model.Structural{Structural: ks.structural})
+		celOpts = append(celOpts, cel.WithRatcheting(correlated))
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u, oldU, ks.validator, apiservervalidation.WithRatcheting(correlated))...)
+		if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, oldU); len(oldErrs) == 0 {
+			errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
+		}
 	}
-	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
 	if ks.cel == nil {
 		// A CRD without CEL rules: the API server has no CEL validator and
 		// adds nothing.
@@ -177,7 +191,7 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 		if oldU != nil {
 			oldArg = oldU
 		}
-		celErrs, _ := ks.cel.Validate(ctx, nil, ks.structural, u, oldArg, celconfig.RuntimeCELCostBudget)
+		celErrs, _ := ks.cel.Validate(ctx, nil, ks.structural, u, oldArg, celconfig.RuntimeCELCostBudget, celOpts...)
 		errs = append(errs, celErrs...)
 	}
 
