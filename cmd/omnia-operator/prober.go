@@ -16,8 +16,8 @@ var (
 		"operator-wide cap on Provider and ToolRegistry probes in flight")
 	probePerHost = flag.Int("probe-per-host", prober.DefaultPerHost,
 		"cap on probes in flight to one host")
-	probePerNamespace = flag.Int("probe-per-namespace", 0,
-		"cap on probes in flight for the objects of one namespace (0: half of --probe-workers)")
+	probePerNamespace = flag.Int("probe-per-namespace", prober.DefaultPerNamespace,
+		"cap on probes in flight for the objects of one namespace, so tenants whose endpoints hang leave the others workers (0: the default, at most half of --probe-workers)")
 	probeQueueSize = flag.Int("probe-queue-size", prober.DefaultQueueSize,
 		"probe jobs that may wait; beyond it a probe is dropped (omnia_prober_dropped_total) and retried later")
 	probeMaxTimeout = flag.Duration("probe-max-timeout", prober.DefaultMaxTimeout,

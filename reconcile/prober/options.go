@@ -8,8 +8,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers       = 8
+	DefaultWorkers       = 32
 	DefaultPerHost       = 2
+	DefaultPerNamespace  = 4
 	DefaultQueueSize     = 1024
 	DefaultMaxTimeout    = time.Minute
 	DefaultBackoffBase   = time.Second
@@ -20,13 +21,18 @@ const (
 
 // Options configure a Prober. Zero values take the defaults.
 type Options struct {
-	// Workers is the operator-wide cap on probes in flight. Default 8.
+	// Workers is the operator-wide cap on probes in flight. Default 32: a
+	// probe is a goroutine and a socket, cheap; what the cap bounds is the
+	// operator's open connections.
 	Workers int
 	// PerHost caps the probes in flight to one Job.Host. Default 2.
 	PerHost int
 	// PerNamespace caps the probes in flight for the owners of one
-	// namespace. Default half the workers (at least 1), so one namespace's
-	// hanging endpoints on many hosts still leave the others a share.
+	// namespace. Default 4 (at most half the workers, at least 1): a
+	// namespace's hanging endpoints, on however many hosts, hold at most
+	// that many workers, so with the default pool it takes eight namespaces
+	// whose endpoints all hang to make a ninth's probes wait — and then for
+	// at most MaxTimeout.
 	PerNamespace int
 	// QueueSize bounds the jobs waiting (queued or waiting for their own
 	// in-flight run to end). Default 1024.
@@ -55,7 +61,7 @@ func (o Options) withDefaults() Options {
 		o.PerHost = DefaultPerHost
 	}
 	if o.PerNamespace <= 0 {
-		o.PerNamespace = max(1, o.Workers/2)
+		o.PerNamespace = max(1, min(DefaultPerNamespace, o.Workers/2))
 	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = DefaultQueueSize

@@ -752,19 +752,23 @@ func TestReconcileAdvisoryAndValidConditions(t *testing.T) {
 }
 
 // TestDeadEndpointsDoNotDelayOtherTenants (issue #7, "probing is bounded"):
-// tenant A has many probed registries whose endpoints hang for the whole
-// probe timeout (60s), on many hosts; tenant B's registry, created while A's
-// dials hang, is probed and Ready well within that time. Dialling inside
-// Reconcile (today's main) holds both reconcile workers for 60s per A
-// registry and B waits behind them; with the prober, A's probes hold at most
-// the per-namespace share of the pool and B's reconcile never waits on a
-// dial.
+// three tenants each have many probed registries whose endpoints hang for
+// the whole probe timeout (60s), on many hosts; tenant B's registry, created
+// while their dials hang, is probed and Ready well within that time.
+// Dialling inside Reconcile (the code before the prober) holds both
+// reconcile workers for 60s per dead registry and B waits behind them; with
+// the prober each dead tenant holds at most its per-namespace share of the
+// pool, and B's reconcile never waits on a dial. Three dead tenants, not
+// one: a pool split only in halves would be full with two.
 func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
-	nsA, nsB := namespace(t), namespace(t)
-	var hanging, dialledA atomic.Int32
+	const deadTenants, registriesEach = 3, 6
+	var hanging atomic.Int32
+	var dialled [deadTenants]atomic.Int32
 	d := dialerFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if host, _, _ := net.SplitHostPort(addr); strings.HasSuffix(host, ".tenant-a.example") {
-			dialledA.Add(1)
+		host, _, _ := net.SplitHostPort(addr)
+		var tenant int
+		if _, err := fmt.Sscanf(host[strings.IndexByte(host, '.')+1:], "tenant-%d.example", &tenant); err == nil {
+			dialled[tenant].Add(1)
 			hanging.Add(1)
 			defer hanging.Add(-1)
 			<-ctx.Done() // a blackhole: only the probe's timeout (or shutdown) ends it
@@ -775,22 +779,33 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 	startManager(t, Options{Dialer: d, CRDCheckInterval: time.Hour})
 	on := true
 	var deadKeys []client.ObjectKey
-	for i := range 6 {
-		tr := newRegistry(nsA, fmt.Sprintf("dead-%d", i),
-			httpHandler("a", fmt.Sprintf("http://dead-%d.tenant-a.example:8080/call", i)),
-			mcpHandler("b", fmt.Sprintf("http://dead-%d-mcp.tenant-a.example:8080/sse", i)))
-		tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "120s", Timeout: "60s"}
-		deadKeys = append(deadKeys, create(t, tr))
+	for tenant := range deadTenants {
+		ns := namespace(t)
+		for i := range registriesEach {
+			tr := newRegistry(ns, fmt.Sprintf("dead-%d", i),
+				httpHandler("a", fmt.Sprintf("http://dead-%d.tenant-%d.example:8080/call", i, tenant)),
+				mcpHandler("b", fmt.Sprintf("http://dead-%d-mcp.tenant-%d.example:8080/sse", i, tenant)))
+			tr.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "120s", Timeout: "60s"}
+			deadKeys = append(deadKeys, create(t, tr))
+		}
 	}
+	// Other tests (and -count) share the API server: leave no dead
+	// registries for their managers to probe.
+	t.Cleanup(func() {
+		for _, k := range deadKeys {
+			_ = k8s.Delete(context.Background(), &v1alpha1.ToolRegistry{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}})
+		}
+	})
 	g := gomega.NewWithT(t)
-	g.Eventually(hanging.Load, 20*time.Second, 20*time.Millisecond).Should(gomega.BeNumerically(">=", 2), "tenant A's dials hang")
+	g.Eventually(hanging.Load, 20*time.Second, 20*time.Millisecond).Should(gomega.BeNumerically(">=", 2*deadTenants), "the dead tenants' dials hang")
 
 	up := listen(t)
-	live := newRegistry(nsB, "live", httpHandler("svc", "http://"+up.addr+"/call"))
+	live := newRegistry(namespace(t), "live", httpHandler("svc", "http://"+up.addr+"/call"))
 	live.Spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on, Interval: "60s", Timeout: "5s"}
 	keyB := create(t, live)
-	// Well under A's 60s timeout (with room for a loaded CI machine): B must
-	// not wait for A's dials.
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), live) })
+	// Well under the dead dials' 60s timeout (with room for a loaded CI
+	// machine): B must not wait for them.
 	g.Eventually(func() string {
 		tr := get(t, keyB)
 		if len(tr.Status.DiscoveredTools) != 1 {
@@ -800,15 +815,17 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 	}, 25*time.Second, 50*time.Millisecond).Should(gomega.Equal("Ready Available"))
 
 	if hanging.Load() == 0 {
-		t.Fatal("tenant A's dials ended before B was Ready: the test proved nothing")
+		t.Fatal("the dead tenants' dials ended before B was Ready: the test proved nothing")
 	}
-	// A's registries were reconciled too (without waiting on their dials):
-	// Pending, their tools not probed yet.
+	// The dead registries were reconciled too (without waiting on their
+	// dials): Pending, their tools not probed yet.
 	for _, k := range deadKeys {
 		g.Eventually(func() v1alpha1.ToolRegistryPhase { return get(t, k).Status.Phase }, 10*time.Second, 50*time.Millisecond).
 			Should(gomega.Equal(v1alpha1.ToolRegistryPhasePending), "registry %s", k)
 	}
-	if n := dialledA.Load(); n > int32(prober.DefaultWorkers/2) {
-		t.Errorf("%d of tenant A's dials started while they all hang; the per-namespace cap is %d", n, prober.DefaultWorkers/2)
+	for tenant := range deadTenants {
+		if n := dialled[tenant].Load(); n > prober.DefaultPerNamespace {
+			t.Errorf("%d of dead tenant %d's dials started while they all hang; the per-namespace cap is %d", n, tenant, prober.DefaultPerNamespace)
+		}
 	}
 }
