@@ -1,0 +1,155 @@
+package agentruntime
+
+import (
+	"encoding/json"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// Operator volumes. Their names carry an omnia- prefix so they do not
+// collide with a user's runtime.volumes or podOverrides.extraVolumes.
+const (
+	// VolumePromptPack is the resolved pack's ConfigMap, read-only in the runtime.
+	VolumePromptPack = "omnia-promptpack"
+	// VolumeTmp is a writable /tmp for the facade and the runtime, whose
+	// root filesystems are read-only.
+	VolumeTmp = "omnia-tmp"
+	// VolumeMedia is media.storage.local.volumeClaim, mounted at
+	// local.basePath in the facade and the runtime.
+	VolumeMedia = "omnia-media"
+
+	// PromptPackMountPath is where the pack's ConfigMap is mounted.
+	PromptPackMountPath = "/etc/omnia/pack"
+	// PromptPackFile is the pack's key in its ConfigMap.
+	PromptPackFile = "pack.json"
+	tmpMountPath   = "/tmp"
+)
+
+// podVolumes are the pod's volumes: the operator's (pack, tmp, media
+// claim), then runtime.volumes, then podOverrides.extraVolumes
+// ("appended"), each list in the user's order. A user volume named like
+// another is left for the API server to refuse when the Deployment is
+// applied, as the spec says for extraVolumes.
+func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error) {
+	var vols []corev1.Volume
+	if p := r.PromptPack; p != nil && p.ConfigMapName != "" {
+		vols = append(vols, corev1.Volume{Name: VolumePromptPack, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: p.ConfigMapName},
+				DefaultMode:          ptrInt32(0o444),
+			},
+		}})
+	}
+	vols = append(vols, corev1.Volume{Name: VolumeTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	if claim, _ := mediaClaim(ar); claim != "" {
+		vols = append(vols, corev1.Volume{Name: VolumeMedia, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+		}})
+	}
+	if rt := ar.Spec.Runtime; rt != nil {
+		for i := range rt.Volumes {
+			vols = append(vols, *rt.Volumes[i].DeepCopy())
+		}
+	}
+	extra, err := ExtraVolumes(ar)
+	if err != nil {
+		return nil, err
+	}
+	return append(vols, extra...), nil
+}
+
+// ExtraVolumes decodes podOverrides.extraVolumes, which the schema keeps as
+// raw objects, into Volumes. A value that is not a Volume is an error naming
+// its field: the Deployment cannot be built (the API server would refuse it
+// anyway).
+func ExtraVolumes(ar *v1alpha1.AgentRuntime) ([]corev1.Volume, error) {
+	po := ar.Spec.PodOverrides
+	if po == nil {
+		return nil, nil
+	}
+	out := make([]corev1.Volume, 0, len(po.ExtraVolumes))
+	for i, raw := range po.ExtraVolumes {
+		p := field.NewPath("spec", "podOverrides", "extraVolumes").Index(i)
+		var v corev1.Volume
+		if err := json.Unmarshal(raw.Raw, &v); err != nil {
+			return nil, field.Invalid(p, string(raw.Raw), "not a core/v1 Volume: "+err.Error())
+		}
+		if v.Name == "" {
+			return nil, field.Required(p.Child("name"), "every extra volume needs a name")
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// mediaClaim is media.storage.local.volumeClaim and the path it is mounted
+// at (local.basePath, else media.basePath, else the default).
+func mediaClaim(ar *v1alpha1.AgentRuntime) (claim, path string) {
+	m := ar.Spec.Media
+	if m == nil || m.Storage == nil || m.Storage.Type != "local" || m.Storage.Local == nil || m.Storage.Local.VolumeClaim == "" {
+		return "", ""
+	}
+	path = stringOr(m.Storage.Local.BasePath, stringOr(m.BasePath, DefaultMediaBasePath))
+	return m.Storage.Local.VolumeClaim, path
+}
+
+// facadeMounts are the facade container's mounts: tmp, the media claim, then
+// podOverrides.extraVolumeMounts.
+func facadeMounts(ar *v1alpha1.AgentRuntime) []corev1.VolumeMount {
+	mounts := []corev1.VolumeMount{{Name: VolumeTmp, MountPath: tmpMountPath}}
+	if claim, path := mediaClaim(ar); claim != "" {
+		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
+	}
+	return append(mounts, overrideMounts(ar)...)
+}
+
+// runtimeMounts are the runtime container's mounts: the pack (read-only),
+// tmp, the media claim, runtime.volumeMounts, then
+// podOverrides.extraVolumeMounts.
+func runtimeMounts(ar *v1alpha1.AgentRuntime, r *Resolved) []corev1.VolumeMount {
+	var mounts []corev1.VolumeMount
+	if p := r.PromptPack; p != nil && p.ConfigMapName != "" {
+		mounts = append(mounts, corev1.VolumeMount{Name: VolumePromptPack, MountPath: PromptPackMountPath, ReadOnly: true})
+	}
+	mounts = append(mounts, corev1.VolumeMount{Name: VolumeTmp, MountPath: tmpMountPath})
+	if claim, path := mediaClaim(ar); claim != "" {
+		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
+	}
+	if rt := ar.Spec.Runtime; rt != nil {
+		for i := range rt.VolumeMounts {
+			mounts = append(mounts, *rt.VolumeMounts[i].DeepCopy())
+		}
+	}
+	return append(mounts, overrideMounts(ar)...)
+}
+
+func overrideMounts(ar *v1alpha1.AgentRuntime) []corev1.VolumeMount {
+	po := ar.Spec.PodOverrides
+	if po == nil {
+		return nil
+	}
+	out := make([]corev1.VolumeMount, 0, len(po.ExtraVolumeMounts))
+	for i := range po.ExtraVolumeMounts {
+		out = append(out, *po.ExtraVolumeMounts[i].DeepCopy())
+	}
+	return out
+}
+
+// ClaimNames are the PersistentVolumeClaims a pod template mounts, sorted
+// and unique: the controller checks they exist for the Volumes condition.
+func ClaimNames(spec *corev1.PodSpec) []string {
+	var names []string
+	for i := range spec.Volumes {
+		if c := spec.Volumes[i].PersistentVolumeClaim; c != nil && !slices.Contains(names, c.ClaimName) {
+			names = append(names, c.ClaimName)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func ptrInt32(v int32) *int32 { return &v }
