@@ -37,10 +37,10 @@ const (
 // ports users usually give facades, and they are not in the Service: only
 // containers of the same pod reach them, over localhost.
 const (
-	FacadeHealthPort  int32 = 18081
-	RuntimeGRPCPort   int32 = 19000
-	BrokerGRPCPort    int32 = 19100
-	BrokerHealthPort  int32 = 19101
+	FacadeHealthPort int32 = 18081
+	RuntimeGRPCPort  int32 = 19000
+	BrokerGRPCPort   int32 = 19100
+	BrokerHealthPort int32 = 19101
 )
 
 // Port names. The primary facade's data port is `facade` whatever its type
