@@ -45,8 +45,9 @@ const (
 
 // Port names. The primary facade's data port is `facade` whatever its type
 // (it is the port status.serviceEndpoint names); a secondary a2a or mcp
-// facade's is its type. A management port is its data port's name with
-// `-mgmt`, as the spec's "`*-mgmt` Service port" says.
+// facade's is its type. A management port is its surface's name with
+// `-mgmt` (`facade-mgmt` for websocket/rest, `a2a-mgmt`, `mcp-mgmt`), as the
+// spec's "`*-mgmt` Service port" says.
 const (
 	PortNameFacade = "facade"
 	PortNameA2A    = "a2a"
@@ -77,8 +78,8 @@ type FacadePort struct {
 //   - an mcp facade listens on mcp.port (9998) as `mcp`;
 //   - dataPlane: false drops that facade's data port;
 //   - managementPlane (default true) adds the surface's management twin:
-//     18080 for websocket/rest, 19999 for a2a, 19998 for mcp, named
-//     `<data port name>-mgmt`.
+//     18080 `facade-mgmt` for websocket/rest, 19999 `a2a-mgmt` for a2a
+//     (also when a2a is the primary), 19998 `mcp-mgmt` for mcp.
 //
 // A custom facade gets no management twin: the operator cannot know that a
 // bring-your-own container serves the management-plane auth chain, and the
@@ -90,22 +91,24 @@ func FacadePorts(ar *v1alpha1.AgentRuntime) []FacadePort {
 	for i := range facades {
 		f := &facades[i]
 		t := rules.AgentRuntimeFacadeType(f)
-		name, port, mgmt := PortNameFacade, int32Or(f.Port, DefaultFacadePort), ManagementPortFacade
+		name, port := PortNameFacade, int32Or(f.Port, DefaultFacadePort)
+		mgmtName, mgmt := PortNameFacade+mgmtSuffix, ManagementPortFacade
 		switch {
 		case t == v1alpha1.AgentRuntimeFacadeTypeMCP:
-			name, mgmt = PortNameMCP, ManagementPortMCP
+			name, mgmtName, mgmt = PortNameMCP, PortNameMCP+mgmtSuffix, ManagementPortMCP
 			port = DefaultMCPPort
 			if f.MCP != nil {
 				port = int32Or(f.MCP.Port, DefaultMCPPort)
 			}
 		case t == v1alpha1.AgentRuntimeFacadeTypeA2A && i != primary:
-			name, mgmt = PortNameA2A, ManagementPortA2A
+			name, mgmtName, mgmt = PortNameA2A, PortNameA2A+mgmtSuffix, ManagementPortA2A
 			port = DefaultA2APort
 			if f.A2A != nil {
 				port = int32Or(f.A2A.Port, DefaultA2APort)
 			}
 		case t == v1alpha1.AgentRuntimeFacadeTypeA2A:
-			mgmt = ManagementPortA2A // a2a alone: primary listener, a2a's management twin
+			// a2a alone: the primary listener, with the a2a surface's twin
+			mgmtName, mgmt = PortNameA2A+mgmtSuffix, ManagementPortA2A
 		case i != primary:
 			continue // CEL admits no second websocket/rest/custom; nothing to serve it
 		}
@@ -113,7 +116,7 @@ func FacadePorts(ar *v1alpha1.AgentRuntime) []FacadePort {
 			ports = append(ports, FacadePort{Name: name, Port: port, Type: t})
 		}
 		if boolOr(f.ManagementPlane, true) && t != v1alpha1.AgentRuntimeFacadeTypeCustom {
-			ports = append(ports, FacadePort{Name: name + mgmtSuffix, Port: mgmt, Type: t, Management: true})
+			ports = append(ports, FacadePort{Name: mgmtName, Port: mgmt, Type: t, Management: true})
 		}
 	}
 	slices.SortFunc(ports, func(a, b FacadePort) int {
