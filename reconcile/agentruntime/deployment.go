@@ -181,8 +181,8 @@ func facadeContainer(ar *v1alpha1.AgentRuntime, r *Resolved, ports []FacadePort)
 	c.Resources = requests("100m", "128Mi")
 	c.VolumeMounts = facadeMounts(ar)
 	if !custom {
-		c.ReadinessProbe = httpProbe("/readyz", portNameHealth)
-		c.LivenessProbe = httpProbe("/healthz", portNameHealth)
+		c.ReadinessProbe = httpProbe("/readyz", portNameFacadeHealth)
+		c.LivenessProbe = httpProbe("/healthz", portNameFacadeHealth)
 	}
 	return c
 }
@@ -190,7 +190,7 @@ func facadeContainer(ar *v1alpha1.AgentRuntime, r *Resolved, ports []FacadePort)
 // runtimeContainer is the runtime container without its env.
 func runtimeContainer(ar *v1alpha1.AgentRuntime, r *Resolved) corev1.Container {
 	c := baseContainer(ContainerRuntime, r.RuntimeImage)
-	c.Ports = []corev1.ContainerPort{tcpPort(portNameGRPC, RuntimeGRPCPort)}
+	c.Ports = []corev1.ContainerPort{tcpPort(portNameRuntimeGRPC, RuntimeGRPCPort)}
 	c.Resources = requests("100m", "256Mi")
 	if rt := ar.Spec.Runtime; rt != nil && rt.Resources != nil {
 		c.Resources = *rt.Resources.DeepCopy()
@@ -206,15 +206,15 @@ func runtimeContainer(ar *v1alpha1.AgentRuntime, r *Resolved) corev1.Container {
 // agent's identity, its ports and the ToolRegistry its decisions are about.
 func brokerContainer(ar *v1alpha1.AgentRuntime, r *Resolved) corev1.Container {
 	c := baseContainer(ContainerPolicyBroker, r.PolicyBrokerImage)
-	c.Ports = []corev1.ContainerPort{tcpPort(portNameGRPC, BrokerGRPCPort), tcpPort(portNameHealth, BrokerHealthPort)}
+	c.Ports = []corev1.ContainerPort{tcpPort(portNameBrokerGRPC, BrokerGRPCPort), tcpPort(portNameBrokerHealth, BrokerHealthPort)}
 	e := identityEnv(ar)
 	e.lit(EnvGRPCPort, strconv.Itoa(int(BrokerGRPCPort)))
 	e.lit(EnvHealthPort, strconv.Itoa(int(BrokerHealthPort)))
 	e.litIf(EnvToolRegistryName, r.ToolRegistryName)
 	c.Env = e.sorted()
 	c.Resources = requests("50m", "64Mi")
-	c.ReadinessProbe = httpProbe("/readyz", portNameHealth)
-	c.LivenessProbe = httpProbe("/healthz", portNameHealth)
+	c.ReadinessProbe = httpProbe("/readyz", portNameBrokerHealth)
+	c.LivenessProbe = httpProbe("/healthz", portNameBrokerHealth)
 	return c
 }
 

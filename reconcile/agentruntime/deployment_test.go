@@ -107,3 +107,36 @@ func TestFacadeImageOverride(t *testing.T) {
 		t.Errorf("facade image = %q, want the primary's override", f.Image)
 	}
 }
+
+// Port names and numbers are unique across the pod: the API server only
+// warns about a duplicate name, but a probe or Service naming it then
+// reaches the first container's port, not its own.
+func TestPodPortsUnique(t *testing.T) {
+	ar := agent(func(ar *v1alpha1.AgentRuntime) {
+		ar.Spec.Facades = append(ar.Spec.Facades, v1alpha1.AgentRuntimeFacade{Type: v1alpha1.AgentRuntimeFacadeTypeA2A})
+	})
+	pod, _ := mustDeployment(t, ar, resolved())
+	names, numbers := map[string]string{}, map[int32]string{}
+	for _, c := range pod.Containers {
+		for _, p := range c.Ports {
+			if other, dup := names[p.Name]; dup {
+				t.Errorf("port name %q in %s and %s", p.Name, other, c.Name)
+			}
+			if other, dup := numbers[p.ContainerPort]; dup {
+				t.Errorf("port %d in %s and %s", p.ContainerPort, other, c.Name)
+			}
+			names[p.Name], numbers[p.ContainerPort] = c.Name, c.Name
+		}
+		for _, pr := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe} {
+			if pr != nil && pr.HTTPGet != nil {
+				found := false
+				for _, p := range c.Ports {
+					found = found || p.Name == pr.HTTPGet.Port.StrVal
+				}
+				if !found {
+					t.Errorf("%s probes port %q it does not declare", c.Name, pr.HTTPGet.Port.StrVal)
+				}
+			}
+		}
+	}
+}

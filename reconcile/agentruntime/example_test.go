@@ -54,7 +54,7 @@ func TestCompleteExampleWorkload(t *testing.T) {
 	for _, p := range facade.Ports {
 		fports = append(fports, p.Name+":"+itoa(p.ContainerPort))
 	}
-	if want := []string{"facade:8080", "facade-mgmt:18080", "health:18081"}; !slices.Equal(fports, want) {
+	if want := []string{"facade:8080", "facade-mgmt:18080", "facade-health:18081"}; !slices.Equal(fports, want) {
 		t.Errorf("facade ports = %v, want %v", fports, want)
 	}
 

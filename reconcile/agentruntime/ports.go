@@ -53,8 +53,12 @@ const (
 	PortNameA2A    = "a2a"
 	PortNameMCP    = "mcp"
 	mgmtSuffix     = "-mgmt"
-	portNameHealth = "health"
-	portNameGRPC   = "grpc"
+	// Port names are unique across the pod's containers: a probe or Service
+	// that names a port takes the first container's port of that name.
+	portNameFacadeHealth = "facade-health"
+	portNameRuntimeGRPC  = "runtime-grpc"
+	portNameBrokerGRPC   = "broker-grpc"
+	portNameBrokerHealth = "broker-health"
 )
 
 // FacadePort is one listener of the facade container.
@@ -135,7 +139,7 @@ func facadeContainerPorts(ports []FacadePort) []corev1.ContainerPort {
 	for _, p := range ports {
 		out = append(out, tcpPort(p.Name, p.Port))
 	}
-	out = append(out, tcpPort(portNameHealth, FacadeHealthPort))
+	out = append(out, tcpPort(portNameFacadeHealth, FacadeHealthPort))
 	sortContainerPorts(out)
 	return out
 }
