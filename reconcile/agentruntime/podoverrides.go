@@ -27,16 +27,14 @@ func podLabels(ar *v1alpha1.AgentRuntime) map[string]string {
 
 // podAnnotations are extraPodAnnotations with podOverrides.annotations
 // merged over them ("your values win"; podOverrides win over
-// extraPodAnnotations). Nil when there are none.
+// extraPodAnnotations), and the operator's ConfigHashAnnotation.
 func podAnnotations(ar *v1alpha1.AgentRuntime) map[string]string {
 	out := map[string]string{}
 	maps.Copy(out, ar.Spec.ExtraPodAnnotations)
 	if po := ar.Spec.PodOverrides; po != nil {
 		maps.Copy(out, po.Annotations)
 	}
-	if len(out) == 0 {
-		return nil
-	}
+	out[ConfigHashAnnotation] = ConfigHash(ar)
 	return out
 }
 

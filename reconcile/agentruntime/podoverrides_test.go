@@ -55,7 +55,7 @@ func TestPodOverridesMerge(t *testing.T) {
 		{"priorityClassName", pod.PriorityClassName, "high"},
 		{"runtimeClassName beats the Workspace's", *pod.RuntimeClassName, "gvisor"},
 		{"labels: operator keys win", d.Spec.Template.Labels[LabelInstance] + "," + d.Spec.Template.Labels[LabelName] + "," + d.Spec.Template.Labels["team"], "support,omnia-agent,a"},
-		{"annotations: podOverrides win over extraPodAnnotations", d.Spec.Template.Annotations, map[string]string{"shared": "podOverrides", "only-extra": "e"}},
+		{"annotations: podOverrides win over extraPodAnnotations", d.Spec.Template.Annotations, map[string]string{"shared": "podOverrides", "only-extra": "e", ConfigHashAnnotation: ConfigHash(ar)}},
 		{"nodeSelector merged by key, your values win", pod.NodeSelector, map[string]string{"pool": "override", "zone": "a"}},
 		{"tolerations appended after runtime's", pod.Tolerations, []corev1.Toleration{toleration("runtime"), toleration("override")}},
 		{"imagePullSecrets appended", pod.ImagePullSecrets, []corev1.LocalObjectReference{{Name: "pull"}}},
