@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -115,4 +116,13 @@ func containerEnv(operator envSet, user ...[]corev1.EnvVar) []corev1.EnvVar {
 // ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, so the mapping is one-to-one.
 func envNameOf(s string) string {
 	return strings.ToUpper(strings.ReplaceAll(s, "-", "_"))
+}
+
+// ReservedEnvDropped lists the reserved keys the agent's extraEnv lists
+// name, which Deployment drops: the controller reports them on
+// ReservedEnvClean also when it builds no Deployment (held back by a quota
+// or a failed reference).
+func ReservedEnvDropped(ar *v1alpha1.AgentRuntime) []DroppedEnv {
+	_, _, _, dropped := userEnv(ar)
+	return dropped
 }

@@ -48,6 +48,9 @@ func TestReservedEnvDropped(t *testing.T) {
 			if !slices.Equal(dropped, tc.wantDropped) {
 				t.Errorf("dropped = %v, want %v", dropped, tc.wantDropped)
 			}
+			if got := ReservedEnvDropped(agent(tc.mut)); !slices.Equal(got, tc.wantDropped) {
+				t.Errorf("ReservedEnvDropped = %v, want %v", got, tc.wantDropped)
+			}
 			facade, runtime := container(t, pod, ContainerFacade), container(t, pod, ContainerRuntime)
 			// The operator's values of reserved keys are the only ones.
 			if v, _ := literal(runtime, EnvPackMode); v != "static" {

@@ -51,6 +51,30 @@ func Labels(ar *v1alpha1.AgentRuntime) map[string]string {
 	return l
 }
 
+// PropagatedLabels are the agent's own labels copied onto every object
+// built for it (not onto its pods, so toggling them never rolls the pods,
+// and never into a selector): whether it is hidden from lists, and the dev
+// intent identity the deploy API stamps on an Arena project's objects.
+// A list of Deployments or Services then filters the same way a list of
+// agents does.
+var PropagatedLabels = []string{
+	"omnia.altairalabs.ai/hidden",
+	"omnia.altairalabs.ai/dev",
+	"omnia.altairalabs.ai/arena-project",
+	"omnia.altairalabs.ai/arena-user",
+}
+
+// objectLabels are Labels plus the agent's PropagatedLabels.
+func objectLabels(ar *v1alpha1.AgentRuntime) map[string]string {
+	l := Labels(ar)
+	for _, k := range PropagatedLabels {
+		if v, ok := ar.Labels[k]; ok {
+			l[k] = v
+		}
+	}
+	return l
+}
+
 // Names of the objects built for an agent. The Service carries the agent's
 // own name, so status.serviceEndpoint is {name}.{namespace}.svc.cluster.local;
 // the Deployment shares it (the spec names no other). The ServiceAccount is
@@ -74,13 +98,13 @@ func RoleName(ar *v1alpha1.AgentRuntime) string { return ar.Name + "-facade" }
 func RoleBindingName(ar *v1alpha1.AgentRuntime) string { return ar.Name + "-facade" }
 
 // objectMeta is the metadata every built object carries: name, the agent's
-// namespace, Labels and the controlling owner reference to the agent, so
+// namespace, objectLabels and the controlling owner reference to the agent, so
 // garbage collection removes the object with the agent.
 func objectMeta(ar *v1alpha1.AgentRuntime, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{
 		Name:            name,
 		Namespace:       ar.Namespace,
-		Labels:          Labels(ar),
+		Labels:          objectLabels(ar),
 		OwnerReferences: []metav1.OwnerReference{OwnerReference(ar)},
 	}
 }

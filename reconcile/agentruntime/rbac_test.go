@@ -7,6 +7,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
 // The facade's Role reaches only its own AgentRuntime.
@@ -71,5 +73,32 @@ func TestObjectsForServerSideApply(t *testing.T) {
 		if !reflect.DeepEqual(tc.o.GetLabels(), Labels(ar)) {
 			t.Errorf("%s: labels %v", tc.gvk, tc.o.GetLabels())
 		}
+	}
+}
+
+// The agent's hidden and dev-intent labels reach its objects, not its pods
+// (a visibility toggle must not roll them) and not its selectors.
+func TestPropagatedLabels(t *testing.T) {
+	ar := agent(func(ar *v1alpha1.AgentRuntime) {
+		ar.Labels = map[string]string{"omnia.altairalabs.ai/hidden": "true", "omnia.altairalabs.ai/arena-project": "p1", "unrelated": "x"}
+	})
+	d, _, err := Deployment(ar, resolved())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []metav1.Object{d, Service(ar), ServiceAccount(ar), Role(ar), RoleBinding(ar, resolved())} {
+		l := o.GetLabels()
+		if l["omnia.altairalabs.ai/hidden"] != "true" || l["omnia.altairalabs.ai/arena-project"] != "p1" {
+			t.Errorf("%s: labels %v lack the agent's hidden/arena-project labels", o.GetName(), l)
+		}
+		if _, ok := l["unrelated"]; ok {
+			t.Errorf("%s: copied an unrelated label", o.GetName())
+		}
+	}
+	if _, ok := d.Spec.Template.Labels["omnia.altairalabs.ai/hidden"]; ok {
+		t.Error("the hidden label reached the pod template: toggling it would roll the pods")
+	}
+	if len(d.Spec.Selector.MatchLabels) != 2 {
+		t.Errorf("selector = %v", d.Spec.Selector.MatchLabels)
 	}
 }
