@@ -69,6 +69,9 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if _, ok := f.SecretValueMatches("agents", "creds", "key", func([]byte) (string, bool) { return "x", true }); ok {
 				t.Error("SecretValueMatches matched")
 			}
+			if _, _, ok := f.ConfigMapValue("agents", "pack", "pack.json"); ok {
+				t.Error("ConfigMapValue found")
+			}
 			if _, ok := f.Workspace("agents"); ok {
 				t.Error("Workspace found")
 			}
@@ -88,7 +91,7 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
 				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
 			}
-			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "Workspaces"} {
+			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces"} {
 				if !strings.Contains(err.Error(), what) {
 					t.Errorf("Err = %v, does not name the lookup %q", err, what)
 				}
