@@ -184,3 +184,57 @@ func TestWorkspaceByNamespaceName(t *testing.T) {
 		t.Error("Workspace(c) found")
 	}
 }
+
+// configMapReader holds one ConfigMap and counts the reads.
+type configMapReader struct {
+	cm    *corev1.ConfigMap
+	reads *int
+}
+
+func (r configMapReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	*r.reads++
+	if cm, ok := obj.(*corev1.ConfigMap); ok && key.Namespace == r.cm.Namespace && key.Name == r.cm.Name {
+		r.cm.DeepCopyInto(cm)
+		return nil
+	}
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+}
+
+func (r configMapReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return nil
+}
+
+// TestConfigMapValue: data, then binaryData; a missing key or ConfigMap; the
+// ConfigMap is read once per evaluation, through the uncached reader.
+func TestConfigMapValue(t *testing.T) {
+	reads := 0
+	cached := configMapReader{cm: &corev1.ConfigMap{}, reads: new(int)}
+	uncached := configMapReader{reads: &reads, cm: &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "pack"},
+		Data:       map[string]string{"pack.json": `{"id":"support"}`},
+		BinaryData: map[string][]byte{"logo.png": {0x89, 0x50}},
+	}}
+	f := New(context.Background(), cached, uncached, nil, rules.License{})
+	cases := []struct {
+		name, cm, key  string
+		value          string
+		hasKey, exists bool
+	}{
+		{"data key", "pack", "pack.json", `{"id":"support"}`, true, true},
+		{"binaryData key", "pack", "logo.png", "\x89\x50", true, true},
+		{"missing key", "pack", "other.json", "", false, true},
+		{"missing ConfigMap", "gone", "pack.json", "", false, false},
+	}
+	for _, c := range cases {
+		v, hasKey, exists := f.ConfigMapValue("agents", c.cm, c.key)
+		if string(v) != c.value || hasKey != c.hasKey || exists != c.exists {
+			t.Errorf("%s: ConfigMapValue = %q, %v, %v; want %q, %v, %v", c.name, v, hasKey, exists, c.value, c.hasKey, c.exists)
+		}
+	}
+	if reads != 2 || *cached.reads != 0 {
+		t.Errorf("%d uncached and %d cached reads, want 2 (one per ConfigMap) and 0", reads, *cached.reads)
+	}
+	if err := f.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
