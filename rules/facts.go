@@ -28,6 +28,11 @@ type Facts interface {
 	// Secret or key is missing, or the facts hold no values (omniactl keeps
 	// Secret keys only).
 	SecretValueMatches(namespace, name, key string, match func(value []byte) (string, bool)) (string, bool)
+	// ConfigMapValue returns the value of key in the ConfigMap
+	// namespace/name (its data, else its binaryData), whether the key is
+	// there, and whether the ConfigMap exists. ConfigMaps hold no secrets:
+	// a rule may read the value (e.g. a PromptPack's pack.json).
+	ConfigMapValue(namespace, name, key string) (value []byte, hasKey, found bool)
 	// Workspace returns the Workspace whose spec.namespace.name is
 	// namespace, if any.
 	Workspace(namespace string) (*v1alpha1.Workspace, bool)
@@ -69,6 +74,8 @@ func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil,
 func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
 func (NoFacts) License() License                                   { return License{} }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
+
+func (NoFacts) ConfigMapValue(string, string, string) ([]byte, bool, bool) { return nil, false, false }
 
 func (NoFacts) SecretValueMatches(string, string, string, func([]byte) (string, bool)) (string, bool) {
 	return "", false

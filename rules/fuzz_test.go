@@ -47,6 +47,10 @@ func (everythingFacts) License() rules.License {
 
 func (everythingFacts) CRDInstalled(string) bool { return true }
 
+func (everythingFacts) ConfigMapValue(string, string, string) ([]byte, bool, bool) {
+	return []byte(`{"id": 1}`), true, true
+}
+
 // fuzzKinds are the Omnia kinds, in a stable order.
 func fuzzKinds() []string {
 	kinds := rules.Kinds()

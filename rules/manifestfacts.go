@@ -27,6 +27,7 @@ type ManifestFacts struct {
 	packs      map[string]*v1alpha1.PromptPack // namespace/name
 	packNames  map[string][]string             // namespace/PromptPackLabel value → names, in order added
 	secrets    map[string][]string             // namespace/name → data keys
+	configMaps map[string]map[string][]byte    // namespace/name → data and binaryData
 	workspaces map[string]*v1alpha1.Workspace  // spec.namespace.name
 	policies   map[string]*v1alpha1.ToolPolicy // namespace/name
 	crds       map[string]bool                 // group/Kind
@@ -41,6 +42,7 @@ func NewManifestFacts() *ManifestFacts {
 		packs:      map[string]*v1alpha1.PromptPack{},
 		packNames:  map[string][]string{},
 		secrets:    map[string][]string{},
+		configMaps: map[string]map[string][]byte{},
 		workspaces: map[string]*v1alpha1.Workspace{},
 		policies:   map[string]*v1alpha1.ToolPolicy{},
 		crds:       map[string]bool{},
@@ -109,6 +111,17 @@ func (f *ManifestFacts) AddSecret(namespace, name string, keys []string) {
 	f.secrets[factKey(namespace, name)] = slices.Clone(keys)
 }
 
+// AddConfigMap records the ConfigMap namespace/name with its data (data
+// and binaryData merged; a data key wins, as the API server refuses a key in
+// both). A later ConfigMap of the same name replaces an earlier one.
+func (f *ManifestFacts) AddConfigMap(namespace, name string, data map[string][]byte) {
+	m := make(map[string][]byte, len(data))
+	for k, v := range data {
+		m[k] = slices.Clone(v)
+	}
+	f.configMaps[factKey(namespace, name)] = m
+}
+
 // AddCRD records that a CustomResourceDefinition for groupKind ("group/Kind")
 // is installed.
 func (f *ManifestFacts) AddCRD(groupKind string) { f.crds[groupKind] = true }
@@ -140,6 +153,16 @@ func (f *ManifestFacts) SecretKeys(namespace, name string) ([]string, bool) {
 		return nil, false
 	}
 	return slices.Clone(keys), true
+}
+
+// ConfigMapValue implements Facts.
+func (f *ManifestFacts) ConfigMapValue(namespace, name, key string) ([]byte, bool, bool) {
+	m, found := f.configMaps[factKey(namespace, name)]
+	if !found {
+		return nil, false, false
+	}
+	v, ok := m[key]
+	return slices.Clone(v), ok, true
 }
 
 // Workspace implements Facts: the Workspace whose spec.namespace.name is

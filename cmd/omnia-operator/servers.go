@@ -109,10 +109,11 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 		RenewDeadline:                 &renewDeadline,
 		RetryPeriod:                   &retryPeriod,
 		Client: client.Options{Cache: &client.CacheOptions{
-			// Secrets are never cached with their data: a read of a Secret
-			// through the manager's client goes to the API server. The
-			// Provider controller watches Secrets as metadata only.
-			DisableFor: []client.Object{&corev1.Secret{}},
+			// Secrets and ConfigMaps are never cached with their data: a
+			// read through the manager's client goes to the API server. The
+			// Provider controller watches Secrets, the PromptPack controller
+			// ConfigMaps, as metadata only.
+			DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}},
 		}},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host:    f.webhookHost,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -123,6 +124,9 @@ type document struct {
 	fact runtime.Object
 	// secretKeys are a Secret's data keys; its values are never kept.
 	secretKeys []string
+	// configMapData is a ConfigMap's data and binaryData (a PromptPack's
+	// pack.json is read from it).
+	configMapData map[string][]byte
 	// crd is the group/Kind a CustomResourceDefinition installs.
 	crd string
 }
@@ -133,6 +137,7 @@ const (
 	classSkip
 	classOmnia
 	classSecret
+	classConfigMap
 	classCRD
 )
 
@@ -268,6 +273,15 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 		d.class = classSecret
 		d.namespace, d.name = metaNames(obj)
 		d.secretKeys = secretKeys(obj)
+	case group == "" && version == "v1" && kind == "ConfigMap":
+		setNamespace(obj, cfg.Namespace)
+		d.class = classConfigMap
+		d.namespace, d.name = metaNames(obj)
+		data, err := configMapData(obj)
+		if err != nil {
+			return err
+		}
+		d.configMapData = data
 	case group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition":
 		d.class = classCRD
 		spec, _ := obj["spec"].(map[string]any)
@@ -310,6 +324,10 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 			}
 		case classSecret:
 			facts.AddSecret(d.namespace, d.name, d.secretKeys)
+			rep.Facts++
+		case classConfigMap:
+			facts.AddConfigMap(d.namespace, d.name, d.configMapData)
+			d.configMapData = nil
 			rep.Facts++
 		case classCRD:
 			if d.crd != "" {
@@ -362,6 +380,31 @@ func secretKeys(obj map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// configMapData returns a ConfigMap's data and binaryData (base64, as the
+// API takes it); a data key wins over the same binaryData key, which the API
+// server refuses anyway.
+func configMapData(obj map[string]any) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	bin, _ := obj["binaryData"].(map[string]any)
+	for k, v := range bin {
+		str, _ := v.(string)
+		b, err := base64.StdEncoding.DecodeString(str)
+		if err != nil {
+			return nil, fmt.Errorf("ConfigMap binaryData[%s] is not base64: %w", k, err)
+		}
+		out[k] = b
+	}
+	data, _ := obj["data"].(map[string]any)
+	for k, v := range data {
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("ConfigMap data[%s] is not a string", k)
+		}
+		out[k] = []byte(str)
+	}
+	return out, nil
 }
 
 // setNamespace gives a document without a namespace ns.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -93,6 +94,12 @@ spec:
   version: 1.0.0
   source: {configMapRef: {name: support-1}}
 `
+	packSupportConfigMap = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: support-1, namespace: agents}
+data:
+  pack.json: '{"id": "support", "version": "1.0.0", "prompts": {}}'
+`
 	deployment = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
@@ -104,7 +111,7 @@ func docs(ds ...string) string { return strings.Join(ds, "---\n") }
 
 func TestCheckCleanManifestsWithFacts(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "all.yaml", docs(agentOK, providerClaude, secretCreds, packSupport, deployment))
+	file := writeFile(t, dir, "all.yaml", docs(agentOK, providerClaude, secretCreds, packSupport, packSupportConfigMap, deployment))
 	code, out, errOut := omniactl(t, "", "check", "-f", file, "-o", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0; stderr: %s", code, errOut)
@@ -138,7 +145,7 @@ func TestCheckReconcileRulesUseTheOtherDocuments(t *testing.T) {
 
 func TestCheckDenyExitsOne(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "a.yaml", docs(agentReservedEnv, providerClaude, secretCreds, packSupport))
+	file := writeFile(t, dir, "a.yaml", docs(agentReservedEnv, providerClaude, secretCreds, packSupport, packSupportConfigMap))
 	code, out, errOut := omniactl(t, "", "check", "-f", file)
 	if code != exitDenied {
 		t.Fatalf("exit %d, want 1; stderr: %s", code, errOut)
@@ -156,7 +163,7 @@ func TestCheckDenyExitsOne(t *testing.T) {
 
 func TestCheckRuleSeverityOverride(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "a.yaml", docs(agentReservedEnv, providerClaude, secretCreds, packSupport))
+	file := writeFile(t, dir, "a.yaml", docs(agentReservedEnv, providerClaude, secretCreds, packSupport, packSupportConfigMap))
 	code, out, _ := omniactl(t, "", "check", "-f", file, "-o", "json", "--rule-severity", "agentruntime/reserved-env-key=warn")
 	if code != exitOK {
 		t.Fatalf("exit %d with the rule lowered to warn, want 0", code)
@@ -166,7 +173,7 @@ func TestCheckRuleSeverityOverride(t *testing.T) {
 	}
 	// Raising an admission warning to deny makes it refuse.
 	file = writeFile(t, dir, "b.yaml", docs(strings.Replace(agentOK, "facades: [{type: websocket}]", "facades: [{type: websocket, drainTimeout: 601s}]", 1),
-		providerClaude, secretCreds, packSupport))
+		providerClaude, secretCreds, packSupport, packSupportConfigMap))
 	if code, _, _ := omniactl(t, "", "check", "-f", file); code != exitOK {
 		t.Fatalf("exit %d with drain-timeout-range a warning, want 0", code)
 	}
@@ -278,7 +285,7 @@ func TestCheckUnusableInput(t *testing.T) {
 
 func TestCheckSkipsOtherKinds(t *testing.T) {
 	dir := t.TempDir()
-	file := writeFile(t, dir, "a.yaml", docs(deployment, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"))
+	file := writeFile(t, dir, "a.yaml", docs(deployment, "apiVersion: v1\nkind: Service\nmetadata: {name: c}\nspec: {}\n"))
 	code, out, errOut := omniactl(t, "", "check", "-f", file)
 	if code != exitOK || out != "" {
 		t.Fatalf("exit %d, output %q", code, out)
@@ -442,6 +449,38 @@ func TestCheckStrictAsTheAPIServer(t *testing.T) {
 				if !strings.Contains(table, s) {
 					t.Errorf("table output lacks %q:\n%s", s, table)
 				}
+			}
+		})
+	}
+}
+
+// A PromptPack's ConfigMap is a fact: its pack.json (data or binaryData) is
+// checked against the pack, and a pack without its ConfigMap is reported.
+func TestCheckPromptPackConfigMapFacts(t *testing.T) {
+	mismatch := strings.Replace(packSupportConfigMap, `"version": "1.0.0"`, `"version": "2.0.0"`, 1)
+	binary := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: support-1, namespace: agents}\nbinaryData:\n  pack.json: " +
+		base64.StdEncoding.EncodeToString([]byte(`{"id": "billing", "version": "1.0.0"}`)) + "\n"
+	cases := []struct {
+		name string
+		docs string
+		want []string
+	}{
+		{"matching ConfigMap", docs(packSupport, packSupportConfigMap), nil},
+		{"no ConfigMap", packSupport, []string{"support-1 promptpack/configmap-found spec.source.configMapRef.name"}},
+		{"version mismatch", docs(packSupport, mismatch), []string{"support-1 promptpack/pack-identity-matches spec.version"}},
+		{"binaryData with another id", docs(packSupport, binary), []string{"support-1 promptpack/pack-identity-matches spec.packName"}},
+		{"bad JSON", docs(packSupport, strings.Replace(packSupportConfigMap, `"prompts": {}}`, `"prompts": {}`, 1)),
+			[]string{"support-1 promptpack/pack-json-valid spec.source.configMapRef.name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := writeFile(t, t.TempDir(), "a.yaml", c.docs)
+			code, out, errOut := omniactl(t, "", "check", "-f", file, "-o", "json")
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0 (warnings only); stderr: %s", code, errOut)
+			}
+			if got := keyed(findingsJSON(t, out)); !slices.Equal(got, c.want) {
+				t.Fatalf("findings %v, want %v", got, c.want)
 			}
 		})
 	}

@@ -47,8 +47,8 @@ Usage:
 
 check reads files, directories (recursively: *.yaml, *.yml, *.json) and "-"
 (stdin), each possibly holding several YAML documents. Provider, PromptPack,
-Workspace, ToolPolicy and Secret documents (keys only) are facts for the
-others; every Omnia document is evaluated with the schema (OpenAPI and CEL, as
+Workspace, ToolPolicy, ConfigMap and Secret documents (keys only) are facts
+for the others; every Omnia document is evaluated with the schema (OpenAPI and CEL, as
 the API server runs it) and every Go rule, admission and reconcile stage.
 Other documents are skipped.
 

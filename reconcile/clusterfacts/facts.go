@@ -47,6 +47,10 @@ type Facts struct {
 
 	mu   sync.Mutex
 	errs []error
+	// configMaps remembers the ConfigMaps read in this evaluation (nil for
+	// one that is absent or could not be read): several rules ask about the
+	// same ConfigMap, and each read goes to the API server.
+	configMaps map[client.ObjectKey]*corev1.ConfigMap
 }
 
 var _ rules.Facts = (*Facts)(nil)
@@ -56,11 +60,11 @@ var _ rules.Facts = (*Facts)(nil)
 // lookup of one evaluation. Use one Facts per evaluation and check Err after
 // it.
 //
-// Secrets are read through secrets, which should be uncached (the manager's
-// APIReader): the operator caches Secrets as metadata only, so the data of a
-// Secret is fetched only when a rule asks about the one Secret an object
-// names, and never held in memory cluster-wide. A nil secrets reads Secrets
-// through reader.
+// Secrets and ConfigMaps are read through secrets, which should be uncached
+// (the manager's APIReader): the operator caches them as metadata only, so
+// the data of a Secret or ConfigMap is fetched only when a rule asks about
+// the one an object names, and never held in memory cluster-wide. A nil
+// secrets reads them through reader.
 func New(ctx context.Context, reader, secrets client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
 	if secrets == nil {
 		secrets = reader
@@ -163,6 +167,45 @@ func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
 		keys = append(keys, k)
 	}
 	return keys, true
+}
+
+// configMap reads the ConfigMap namespace/name through the uncached reader
+// (the operator does not cache ConfigMaps: it would hold every ConfigMap of
+// the cluster in memory), once per evaluation.
+func (f *Facts) configMap(namespace, name string) (*corev1.ConfigMap, bool) {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	f.mu.Lock()
+	cm, seen := f.configMaps[key]
+	f.mu.Unlock()
+	if seen {
+		return cm, cm != nil
+	}
+	cm = &corev1.ConfigMap{}
+	if err := f.secrets.Get(f.ctx, key, cm); err != nil {
+		f.notFound(err, "ConfigMap "+key.String())
+		cm = nil
+	}
+	f.mu.Lock()
+	if f.configMaps == nil {
+		f.configMaps = map[client.ObjectKey]*corev1.ConfigMap{}
+	}
+	f.configMaps[key] = cm
+	f.mu.Unlock()
+	return cm, cm != nil
+}
+
+// ConfigMapValue implements rules.Facts: the value of key in the
+// ConfigMap's data, else its binaryData.
+func (f *Facts) ConfigMapValue(namespace, name, key string) ([]byte, bool, bool) {
+	cm, ok := f.configMap(namespace, name)
+	if !ok {
+		return nil, false, false
+	}
+	if v, ok := cm.Data[key]; ok {
+		return []byte(v), true, true
+	}
+	v, ok := cm.BinaryData[key]
+	return v, ok, true
 }
 
 // Workspace implements rules.Facts: the cluster-scoped Workspace whose

@@ -69,6 +69,9 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if _, ok := f.SecretValueMatches("agents", "creds", "key", func([]byte) (string, bool) { return "x", true }); ok {
 				t.Error("SecretValueMatches matched")
 			}
+			if _, _, ok := f.ConfigMapValue("agents", "pack", "pack.json"); ok {
+				t.Error("ConfigMapValue found")
+			}
 			if _, ok := f.Workspace("agents"); ok {
 				t.Error("Workspace found")
 			}
@@ -88,7 +91,7 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
 				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
 			}
-			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "Workspaces"} {
+			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces"} {
 				if !strings.Contains(err.Error(), what) {
 					t.Errorf("Err = %v, does not name the lookup %q", err, what)
 				}
@@ -179,5 +182,59 @@ func TestWorkspaceByNamespaceName(t *testing.T) {
 	}
 	if _, ok := f.Workspace("c"); ok {
 		t.Error("Workspace(c) found")
+	}
+}
+
+// configMapReader holds one ConfigMap and counts the reads.
+type configMapReader struct {
+	cm    *corev1.ConfigMap
+	reads *int
+}
+
+func (r configMapReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	*r.reads++
+	if cm, ok := obj.(*corev1.ConfigMap); ok && key.Namespace == r.cm.Namespace && key.Name == r.cm.Name {
+		r.cm.DeepCopyInto(cm)
+		return nil
+	}
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+}
+
+func (r configMapReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return nil
+}
+
+// TestConfigMapValue: data, then binaryData; a missing key or ConfigMap; the
+// ConfigMap is read once per evaluation, through the uncached reader.
+func TestConfigMapValue(t *testing.T) {
+	reads := 0
+	cached := configMapReader{cm: &corev1.ConfigMap{}, reads: new(int)}
+	uncached := configMapReader{reads: &reads, cm: &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "pack"},
+		Data:       map[string]string{"pack.json": `{"id":"support"}`},
+		BinaryData: map[string][]byte{"logo.png": {0x89, 0x50}},
+	}}
+	f := New(context.Background(), cached, uncached, nil, rules.License{})
+	cases := []struct {
+		name, cm, key  string
+		value          string
+		hasKey, exists bool
+	}{
+		{"data key", "pack", "pack.json", `{"id":"support"}`, true, true},
+		{"binaryData key", "pack", "logo.png", "\x89\x50", true, true},
+		{"missing key", "pack", "other.json", "", false, true},
+		{"missing ConfigMap", "gone", "pack.json", "", false, false},
+	}
+	for _, c := range cases {
+		v, hasKey, exists := f.ConfigMapValue("agents", c.cm, c.key)
+		if string(v) != c.value || hasKey != c.hasKey || exists != c.exists {
+			t.Errorf("%s: ConfigMapValue = %q, %v, %v; want %q, %v, %v", c.name, v, hasKey, exists, c.value, c.hasKey, c.exists)
+		}
+	}
+	if reads != 2 || *cached.reads != 0 {
+		t.Errorf("%d uncached and %d cached reads, want 2 (one per ConfigMap) and 0", reads, *cached.reads)
+	}
+	if err := f.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

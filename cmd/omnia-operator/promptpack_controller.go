@@ -1,0 +1,16 @@
+package main
+
+import (
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/altairalabs/omnia/reconcile/promptpack"
+)
+
+// The PromptPack controller: status.phase (Ready or Invalid) and conditions
+// from the source rules' findings, so an agent's PromptPackReady needs no
+// other component on a fresh cluster.
+func init() {
+	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
+		return promptpack.SetupWithManager(mgr, promptpack.Options{})
+	})
+}

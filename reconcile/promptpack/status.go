@@ -1,0 +1,67 @@
+package promptpack
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// findingGroups are the findings sorted by what they set.
+type findingGroups struct {
+	// source set SourceValid.
+	source []rules.Finding
+	// other are deny findings naming no condition: they make the pack
+	// Invalid directly. Warn findings naming no condition (e.g.
+	// promptpack/label-matches) are advisory and set nothing.
+	other []rules.Finding
+}
+
+func groupFindings(findings []rules.Finding) findingGroups {
+	var g findingGroups
+	for _, f := range findings {
+		switch {
+		case f.Condition == ConditionSourceValid:
+			g.source = append(g.source, f)
+		case f.Condition == "" && f.Severity == rules.SeverityWarn:
+			// advisory
+		default:
+			g.other = append(g.other, f)
+		}
+	}
+	return g
+}
+
+// computeStatus is the pack's status from its findings, at now. It starts
+// from the stored status so conditions keep their lastTransitionTime. Pure:
+// the caller compares it with the stored status and writes only a change.
+func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, now metav1.Time) v1alpha1.PromptPackStatus {
+	st := *p.Status.DeepCopy()
+	gen := p.Generation
+	g := groupFindings(findings)
+
+	ok := "the source is valid"
+	if ref := p.Spec.Source.ConfigMapRef; ref != nil {
+		ok = "ConfigMap " + ref.Name + " holds a pack.json with id " + p.Spec.PackName
+		if p.Spec.Version != "" {
+			ok += " and version " + p.Spec.Version
+		}
+	}
+	conditions.Set(&st.Conditions,
+		conditions.FromFindings(ConditionSourceValid, g.source, ReasonSourceValid, ok, ReasonInvalidPackJSON, gen), now)
+
+	ready := conditions.RollUp(st.Conditions, ConditionReady, []string{ConditionSourceValid}, ReasonPackValid, "the pack validated", gen)
+	if ready.Status == metav1.ConditionTrue && len(g.other) > 0 {
+		ready = conditions.FromFindings(ConditionReady, g.other, ReasonPackValid, "", ReasonInvalidSpec, gen)
+	}
+	conditions.Set(&st.Conditions, ready, now)
+
+	st.Phase = v1alpha1.PromptPackPhaseInvalid
+	if c := meta.FindStatusCondition(st.Conditions, ConditionReady); c != nil && c.Status == metav1.ConditionTrue {
+		st.Phase = v1alpha1.PromptPackPhaseReady
+	}
+	st.ObservedGeneration = gen
+	return st
+}
