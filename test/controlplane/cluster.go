@@ -246,7 +246,7 @@ func EnsureNode(ctx context.Context, cl client.Client, name string) error {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 		Name: name,
 		Annotations: map[string]string{
-			"kwok.x-k8s.io/node":            "fake",
+			"kwok.x-k8s.io/node":           "fake",
 			"node.alpha.kubernetes.io/ttl": "0",
 		},
 		Labels: map[string]string{
@@ -351,4 +351,3 @@ func (c *Components) Stop() {
 		}
 	}
 }
-
