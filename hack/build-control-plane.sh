@@ -16,6 +16,9 @@ required() { awk -v m="$1" '$1==m{print $2; exit} $1=="require" && $2==m{print $
 K8S_VERSION="$(required k8s.io/kubernetes "${ROOT}/hack/controlplane/kube-apiserver/go.mod")"
 KWOK_VERSION="$(required sigs.k8s.io/kwok "${ROOT}/hack/controlplane/kwok/go.mod")"
 ETCD_VERSION="$(required go.etcd.io/etcd/server/v3 "${ROOT}/hack/controlplane/etcd/go.mod")"
+for v in K8S_VERSION KWOK_VERSION ETCD_VERSION; do
+  [[ -n "${!v}" ]] || { echo "build-control-plane: no ${v} found in hack/controlplane/*/go.mod" >&2; exit 1; }
+done
 GO_VERSION="$(go env GOVERSION)"
 API_VERSION="$(awk '$1=="k8s.io/api"{print $2}' "${ROOT}/go.mod" | head -1)"
 
