@@ -1,6 +1,7 @@
 // Package cluster proves that the local cluster (test/controlplane
-// StartCluster: kube-apiserver and etcd, kube-controller-manager,
-// kube-scheduler and kwok's simulated Node) behaves as a cluster: the
+// WithOperatorCluster: kube-apiserver and etcd, kube-controller-manager,
+// kube-scheduler and kwok's simulated Node, with the operator running as in
+// `make run`) behaves as a cluster: the
 // controllers, not the tests, create ReplicaSets and Pods, schedule them,
 // report them Ready, collect garbage, finish namespace deletion and run Jobs.
 // No test here writes any status.
@@ -49,8 +50,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	// Only a few CRDs: this package tests the cluster, not Omnia's kinds.
-	cluster, err = controlplane.StartCluster(controlplane.Options{Kinds: []string{"Workspace"}}, dir)
+	// The cluster as `make run` starts it: with the operator serving its
+	// webhooks, which must not stand in the controllers' way (namespace
+	// deletion, garbage collection).
+	var operator *controlplane.Operator
+	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -64,8 +68,10 @@ func run(m *testing.M) int {
 	}
 	if code != 0 {
 		// The components' logs say why a controller did not act.
-		fmt.Fprintf(os.Stderr, "cluster component logs kept in %s\n%s", dir, cluster.Components.LogTails(60))
+		fmt.Fprintf(os.Stderr, "cluster component and operator logs kept in %s\n%s", dir, cluster.Components.LogTails(60))
 	}
+	operator.Stop()
+	controlplane.RemoveWebhooks(cluster.Environment)
 	if err := cluster.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping the cluster:", err)
 		code = 1
