@@ -6,7 +6,8 @@ SHELL := /usr/bin/env bash -o pipefail
 
 CONTROLLER_GEN := go tool controller-gen
 BIN            := $(CURDIR)/bin
-# Tests find kube-apiserver and etcd here (controller-runtime envtest).
+# Tests find kube-apiserver and etcd here (controller-runtime envtest), and
+# test/controlplane the cluster components (kube-controller-manager, kube-scheduler, kwok).
 export KUBEBUILDER_ASSETS := $(BIN)
 
 FUZZTIME ?= 3s
@@ -39,13 +40,13 @@ build: ## Build every package and command.
 	go build ./...
 
 .PHONY: control-plane
-control-plane: ## Build kube-apiserver and etcd from their Go modules into bin/ (once; cached).
+control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from their Go modules into bin/ (once; cached).
 	hack/build-control-plane.sh
 
 ##@ Run and test
 
 .PHONY: run
-run: control-plane ## Start etcd + kube-apiserver under .local/, install CRDs, serve until interrupted.
+run: control-plane ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs, run the operator, serve until interrupted.
 	hack/run-local.sh
 
 .PHONY: test

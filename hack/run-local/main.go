@@ -1,6 +1,8 @@
 // Command run-local is `make run`: it starts etcd and kube-apiserver (the
 // binaries hack/build-control-plane.sh built into bin/) with their state under
-// .local/, installs the project's CRDs, registers the validating webhooks with
+// .local/, installs the project's CRDs, makes it a cluster with
+// kube-controller-manager, kube-scheduler and a kwok-simulated Node (KEDA's
+// CRDs installed; logs under .local/cluster), registers the validating webhooks with
 // a CA and serving certificate generated under .local/webhook-certs, runs the
 // operator (bin/omnia-operator) against it as its ServiceAccount with the
 // generated RBAC and leader election on (Lease in omnia-system), writes .local/kubeconfig once
@@ -103,6 +105,17 @@ func run() error {
 		}
 	}()
 
+	// The controllers, the scheduler and the simulated Node: an applied
+	// Deployment gets ready pods (no container runs). Stopped before the
+	// API server (defers run last-in first-out).
+	fmt.Fprintln(os.Stderr, "starting kube-controller-manager, kube-scheduler and kwok")
+	comps, err := controlplane.StartComponents(env, filepath.Join(state, "cluster"))
+	if err != nil {
+		return err
+	}
+	defer comps.Stop()
+	componentExited := comps.Exited()
+
 	kubeconfig, err := controlplane.AdminKubeconfig(env, "omnia-admin")
 	if err != nil {
 		return err
@@ -172,6 +185,9 @@ func run() error {
 	case err := <-op.Exited():
 		_ = os.Remove(kubeconfigPath)
 		return fmt.Errorf("the operator exited (log: %s): %v", op.LogPath, err)
+	case err := <-componentExited:
+		_ = os.Remove(kubeconfigPath)
+		return fmt.Errorf("a cluster component stopped: %w", err)
 	}
 	// The kubeconfig's credentials die with this API server's session.
 	_ = os.Remove(kubeconfigPath)

@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -63,6 +65,30 @@ func TestRunLocal(t *testing.T) {
 	}
 	if err := c.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "[agentruntime/reserved-env-key]") {
 		t.Fatalf("an AgentRuntime with OMNIA_PACK_MODE: err = %v, want a refusal naming agentruntime/reserved-env-key", err)
+	}
+	// It is a cluster: an applied Deployment gets a ready pod on the
+	// simulated Node (nothing here writes its status).
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "agents"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.invalid/web:1"}}},
+			},
+		},
+	}
+	if err := c.Create(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	ready := false
+	for deadline := time.Now().Add(2 * time.Minute); !ready && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		got := &appsv1.Deployment{}
+		ready = c.Get(ctx, client.ObjectKeyFromObject(dep), got) == nil && got.Status.ReadyReplicas == 1
+	}
+	if !ready {
+		t.Errorf("the Deployment got no ready replica within 2 minutes (logs under %s)", filepath.Join(state, "cluster"))
 	}
 	stop()
 	if _, err := os.Stat(filepath.Join(state, "kubeconfig")); !os.IsNotExist(err) {

@@ -191,24 +191,67 @@ func AdminKubeconfig(env *envtest.Environment, name string) ([]byte, error) {
 // receives the operator's kubeconfig, certificate copy and log. Stop the
 // operator before the environment.
 func WithOperator(opts Options, dir string, args ...string) (*envtest.Environment, *Operator, error) {
+	var env *envtest.Environment
+	op, err := withOperator(opts, dir, args, func(opts Options) (*envtest.Environment, func() error, error) {
+		var err error
+		env, err = Start(opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return env, env.Stop, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return env, op, nil
+}
+
+// WithOperatorCluster is WithOperator on a local cluster (StartCluster: the
+// controller-manager, the scheduler and a kwok Node too, their logs in dir),
+// so the Deployments the operator writes get ready pods. Stop the operator
+// before the cluster.
+func WithOperatorCluster(opts Options, dir string, args ...string) (*Cluster, *Operator, error) {
+	var cluster *Cluster
+	op, err := withOperator(opts, dir, args, func(opts Options) (*envtest.Environment, func() error, error) {
+		var err error
+		cluster, err = StartCluster(opts, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cluster.Environment, cluster.Stop, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cluster, op, nil
+}
+
+// withOperator builds the operator, starts the environment with start
+// (which also says how to stop it) and the operator against it.
+func withOperator(opts Options, dir string, args []string, start func(Options) (*envtest.Environment, func() error, error)) (*Operator, error) {
 	opts.Webhooks = true
 	binary, err := BuildOperator()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	env, err := Start(opts)
+	fail := func(stop func() error, err error) (*Operator, error) {
+		_ = os.RemoveAll(filepath.Dir(binary))
+		if stop != nil {
+			_ = stop()
+		}
+		return nil, err
+	}
+	env, stop, err := start(opts)
 	if err != nil {
-		return nil, nil, err
+		return fail(nil, err)
 	}
 	kubeconfig, err := OperatorKubeconfig(env.Config)
 	if err != nil {
-		_ = env.Stop()
-		return nil, nil, err
+		return fail(stop, err)
 	}
 	kubeconfigPath := filepath.Join(dir, "operator.kubeconfig")
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
-		_ = env.Stop()
-		return nil, nil, err
+		return fail(stop, err)
 	}
 	op, err := StartOperator(OperatorOptions{
 		Binary:      binary,
@@ -220,10 +263,8 @@ func WithOperator(opts Options, dir string, args ...string) (*envtest.Environmen
 		Args:        append([]string{"--excluded-namespace", opts.excludedNamespace()}, args...),
 	})
 	if err != nil {
-		_ = os.RemoveAll(filepath.Dir(binary))
-		_ = env.Stop()
-		return nil, nil, err
+		return fail(stop, err)
 	}
 	op.removeOnStop = filepath.Dir(binary)
-	return env, op, nil
+	return op, nil
 }
