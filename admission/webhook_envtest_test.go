@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -345,16 +346,12 @@ func assertWarned(t *testing.T, warnings []string, rule, field string) {
 // eventually retries f until it succeeds or the timeout passes.
 func eventually(t *testing.T, timeout time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var err error
+	if wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		err = f()
+		return err == nil, nil
+	}) != nil {
+		t.Fatalf("not within %v: %v", timeout, err)
 	}
 }
 

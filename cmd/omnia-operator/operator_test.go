@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -147,15 +148,13 @@ func operatorLog(t *testing.T, op *controlplane.Operator) string {
 // eventually retries f every 200ms until it succeeds or timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
+	if wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		err = f()
+		return err == nil, nil
+	}) != nil {
+		t.Fatalf("%s within %s: %v", what, timeout, err)
 	}
-	t.Fatalf("%s within %s: %v", what, timeout, err)
 }
 
 var nsSeq int

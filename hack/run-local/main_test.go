@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -82,12 +83,10 @@ func TestRunLocal(t *testing.T) {
 	if err := c.Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
-	ready := false
-	for deadline := time.Now().Add(2 * time.Minute); !ready && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		got := &appsv1.Deployment{}
-		ready = c.Get(ctx, client.ObjectKeyFromObject(dep), got) == nil && got.Status.ReadyReplicas == 1
-	}
-	if !ready {
+		return c.Get(ctx, client.ObjectKeyFromObject(dep), got) == nil && got.Status.ReadyReplicas == 1, nil
+	}) != nil {
 		t.Errorf("the Deployment got no ready replica within 2 minutes (logs under %s)", filepath.Join(state, "cluster"))
 	}
 	stop()

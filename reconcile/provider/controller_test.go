@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -271,15 +272,13 @@ func namespace(t *testing.T) string {
 
 func eventually(t *testing.T, what string, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
 	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+		err = f()
+		return err == nil, nil
+	}) != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
-	t.Fatalf("%s: %v", what, err)
 }
 
 // want describes a Provider's expected status: conditions by type
@@ -846,12 +845,12 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 	keyB := create(nsB, "live", "http://"+live.addr)
 	// Well under A's 60s probe timeout (with room for a loaded CI machine):
 	// B must not wait for A's probes.
-	deadline := time.Now().Add(25 * time.Second)
-	for err := condition(keyB)(); err != nil; err = condition(keyB)() {
-		if time.Now().After(deadline) {
-			t.Fatalf("tenant B's Provider: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var errB error
+	if wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 25*time.Second, true, func(context.Context) (bool, error) {
+		errB = condition(keyB)()
+		return errB == nil, nil
+	}) != nil {
+		t.Fatalf("tenant B's Provider: %v", errB)
 	}
 	if hanging.Load() == 0 {
 		t.Fatal("tenant A's probes ended before B was reported: the test proved nothing")

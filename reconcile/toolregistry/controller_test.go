@@ -696,7 +696,11 @@ func TestNoSecretLeaks(t *testing.T) {
 		Should(gomega.Equal(v1alpha1.ToolRegistryPhaseFailed))
 	g.Eventually(func() bool { return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, ReasonValidationFailed) }, 10*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue())
-	time.Sleep(1500 * time.Millisecond) // let a probe round or two run and log
+	// Wait until the valid handler's endpoint has been probed (and logged).
+	g.Eventually(func() bool {
+		tools := get(t, key).Status.DiscoveredTools
+		return len(tools) > 0 && tools[0].LastChecked != nil
+	}, 20*time.Second, 100*time.Millisecond).Should(gomega.BeTrue(), "the endpoint probed")
 
 	got := get(t, key)
 	if ep := got.Status.DiscoveredTools[0].Endpoint; ep != "http://"+up.addr+"/call" {
