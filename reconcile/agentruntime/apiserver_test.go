@@ -28,7 +28,7 @@ import (
 // field manager without writing on every reconcile.
 
 var (
-	k8s client.Client
+	k8s    client.Client
 	dyn    dynamic.Interface
 	scheme *runtime.Scheme
 	// apiWarnings collects the API server's warnings on applies: a

@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,10 +17,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -70,11 +72,21 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		opts.Clock = clock.RealClock{}
 	}
 	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), opts: opts}
+	ctx := context.Background()
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexProvider, providerNames); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
+		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Complete(r)
 }
 
@@ -206,4 +218,39 @@ func pickPack(packs []v1alpha1.PromptPack, ref *v1alpha1.AgentRuntimePromptPackR
 	return best
 }
 
-var _ = rbacv1.GroupName
+// Field indexes on AgentRuntimes: the Providers and pack names they
+// reference, so an edited Provider or PromptPack re-reconciles its agents.
+const (
+	indexProvider   = "spec.providers.providerRef.name"
+	indexPromptPack = "spec.promptPackRef.name"
+)
+
+func providerNames(o client.Object) []string {
+	ar := o.(*v1alpha1.AgentRuntime)
+	out := make([]string, 0, len(ar.Spec.Providers))
+	for _, e := range ar.Spec.Providers {
+		out = append(out, e.ProviderRef.Name)
+	}
+	return out
+}
+
+func packNames(o client.Object) []string {
+	ar := o.(*v1alpha1.AgentRuntime)
+	if ar.Spec.PromptPackRef == nil {
+		return nil
+	}
+	return []string{ar.Spec.PromptPackRef.Name}
+}
+
+// agentsBy maps an object to the AgentRuntimes in its namespace whose
+// index entry equals key(obj).
+func (r *Reconciler) agentsBy(index string, key func(client.Object) string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		k := key(o)
+		if k == "" {
+			return nil
+		}
+		return enqueue.Listed(ctx, r.client, &v1alpha1.AgentRuntimeList{}, "listing AgentRuntimes referencing "+o.GetName(),
+			client.InNamespace(o.GetNamespace()), client.MatchingFields{index: k})
+	}
+}
