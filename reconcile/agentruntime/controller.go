@@ -192,7 +192,7 @@ func (r *Reconciler) apply(ctx context.Context, obj client.Object) error {
 	}
 	ann[AppliedHashAnnotation] = hash
 	obj.SetAnnotations(ann)
-	//nolint:staticcheck // client.Apply with a typed object is what this controller-runtime offers
+	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
 	if err := r.client.Patch(ctx, obj, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 	}
