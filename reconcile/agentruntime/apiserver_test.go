@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,8 +28,9 @@ import (
 // field manager without writing on every reconcile.
 
 var (
-	k8s client.Client
-	dyn dynamic.Interface
+	k8s    client.Client
+	dyn    dynamic.Interface
+	scheme *runtime.Scheme
 	// apiWarnings collects the API server's warnings on applies: a
 	// well-built object draws none.
 	apiWarnings = &warnings{}
@@ -54,20 +56,21 @@ func (w *warnings) take() []string {
 }
 
 func TestMain(m *testing.M) {
-	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime"}})
+	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "Provider", "ToolRegistry"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := func() int {
 		defer func() { _ = env.Stop() }()
-		scheme := runtime.NewScheme()
-		if err := corev1.AddToScheme(scheme); err != nil {
+		scheme = runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(scheme); err != nil {
 			panic(err)
 		}
 		if err := v1alpha1.AddToScheme(scheme); err != nil {
 			panic(err)
 		}
+		testConfig = env.Config
 		if k8s, err = client.New(env.Config, client.Options{Scheme: scheme}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -1,0 +1,186 @@
+package agentruntime
+
+import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// Condition reasons the status sets where the rules carry none. The spec
+// (agentruntime.md#conditions) names the False reasons of the resolution
+// conditions; it names no True reasons, so each True reason is the
+// condition's plain success.
+const (
+	ReasonPromptPackResolved     = "PromptPackResolved"
+	ReasonProvidersReady         = "ProvidersReady"
+	ReasonToolRegistryFound      = "ToolRegistryFound"
+	ReasonNoToolRegistry         = "NoToolRegistry"
+	ReasonFrameworkImageResolved = "FrameworkImageResolved"
+	ReasonDeploymentAvailable    = "DeploymentAvailable"
+	ReasonDeploymentUnavailable  = "DeploymentUnavailable"
+	ReasonDeploymentNotCreated   = "DeploymentNotCreated"
+	ReasonServiceCreated         = "ServiceCreated"
+	ReasonServiceNotCreated      = "ServiceNotCreated"
+	ReasonReservedEnvClean       = "ReservedEnvClean"
+	ReasonAgentReady             = "ReplicaReady"
+)
+
+// failedReasons are the False reasons that make the phase Failed
+// (agentruntime.md#phase: a configuration error that will not resolve on
+// its own). Every other False resolution reason holds the agent Pending.
+var failedReasons = map[string]bool{
+	rules.AgentRuntimeReasonPromptPackNotFound:     true,
+	"PromptPackInvalid":                            true,
+	rules.AgentRuntimeReasonInvalidPromptPackRef:   true,
+	rules.AgentRuntimeReasonPromptPackNameConflict: true,
+	rules.AgentRuntimeReasonProviderNotFound:       true,
+	rules.AgentRuntimeReasonRoleMismatch:           true,
+}
+
+// statusInput is everything the status is computed from besides the agent.
+// It holds no client and no clock: computeStatus is pure.
+type statusInput struct {
+	// findings of the AgentRuntime rules (every stage and severity).
+	findings []rules.Finding
+	// frameworkImageOK is rules.AgentRuntimeFrameworkImage's verdict.
+	frameworkImageOK bool
+	// dropped are the reserved keys the Deployment builder dropped.
+	dropped []DroppedEnv
+	// deployment is the applied Deployment as the API server has it; nil
+	// when none was applied (held back by a resolution condition).
+	deployment *appsv1.Deployment
+	// serviceApplied reports whether the Service was applied.
+	serviceApplied bool
+	// activeVersion is the resolved PromptPack's version.
+	activeVersion string
+	now           metav1.Time
+}
+
+// byCondition returns the findings that set condType.
+func byCondition(findings []rules.Finding, condType string) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range findings {
+		if f.Condition == condType {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// computeStatus is the agent's status: the resolution conditions from the
+// rule findings, the workload conditions from the applied objects, the
+// phase from agentruntime.md#phase, and the endpoints and replica counts.
+func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRuntimeStatus {
+	st := *ar.Status.DeepCopy()
+	gen := ar.Generation
+	set := func(c metav1.Condition) { conditions.Set(&st.Conditions, c, in.now) }
+
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionPromptPackReady,
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionPromptPackReady),
+		ReasonPromptPackResolved, "the PromptPack resolved and is valid", rules.AgentRuntimeReasonPromptPackNotFound, gen))
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionProviderReady,
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionProviderReady),
+		ReasonProvidersReady, "every referenced Provider exists, is Ready and matches its role and capabilities", rules.AgentRuntimeReasonProviderNotFound, gen))
+	trOK, trMsg := ReasonToolRegistryFound, "the ToolRegistry exists in the agent's namespace"
+	if ar.Spec.ToolRegistryRef == nil {
+		trOK, trMsg = ReasonNoToolRegistry, "no toolRegistryRef: the agent runs without tools"
+	}
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionToolRegistryReady,
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, "ToolRegistryNotFound", gen))
+	fw := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionFrameworkReady, Status: metav1.ConditionTrue,
+		Reason: ReasonFrameworkImageResolved, Message: "a runtime image resolved for framework.type", ObservedGeneration: gen}
+	if !in.frameworkImageOK {
+		fw.Status, fw.Reason = metav1.ConditionFalse, rules.AgentRuntimeReasonFrameworkImageUnavailable
+		fw.Message = "no framework.image, no --framework-image entry for the type, and only promptkit has a built-in image"
+	}
+	set(fw)
+	set(reservedEnvCondition(in.dropped, gen))
+	set(deploymentCondition(in.deployment, gen))
+	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
+		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
+	if !in.serviceApplied {
+		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, ReasonServiceNotCreated, "the Service is not applied"
+	}
+	set(svc)
+	set(conditions.RollUp(st.Conditions, v1alpha1.AgentRuntimeConditionReady, []string{
+		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
+		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
+		v1alpha1.AgentRuntimeConditionServiceReady,
+	}, ReasonAgentReady, "at least one replica is ready", gen))
+
+	st.Phase = phaseOf(st.Conditions, in.deployment)
+	st.Replicas = replicasOf(in.deployment)
+	st.ServiceEndpoint, st.ManagementEndpoints = "", nil
+	if in.serviceApplied {
+		st.ServiceEndpoint, st.ManagementEndpoints = ServiceEndpoint(ar), ManagementEndpoints(ar)
+	}
+	st.ActiveVersion = in.activeVersion
+	st.ObservedGeneration = gen
+	return st
+}
+
+// reservedEnvCondition is ReservedEnvClean: False with the rule's reason
+// naming every dropped key.
+func reservedEnvCondition(dropped []DroppedEnv, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionReservedEnvClean, Status: metav1.ConditionTrue,
+		Reason: ReasonReservedEnvClean, Message: "no extraEnv entry names a reserved key", ObservedGeneration: gen}
+	if len(dropped) == 0 {
+		return c
+	}
+	parts := make([]string, 0, len(dropped))
+	for _, d := range dropped {
+		parts = append(parts, d.Field+"="+d.Name)
+	}
+	c.Status, c.Reason = metav1.ConditionFalse, rules.AgentRuntimeReasonReservedEnvKey
+	c.Message = conditions.Truncate("reserved keys dropped from the pod: "+strings.Join(parts, ", "), 4096)
+	return c
+}
+
+// deploymentCondition is DeploymentReady from the Deployment's status:
+// True when at least one replica is available, False before that or when
+// none was applied.
+func deploymentCondition(d *appsv1.Deployment, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionDeploymentReady, ObservedGeneration: gen}
+	switch {
+	case d == nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonDeploymentNotCreated, "no Deployment: a resolution condition holds the agent back"
+	case d.Status.AvailableReplicas > 0:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonDeploymentAvailable, "the Deployment has an available replica"
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonDeploymentUnavailable, "the Deployment has no available replica yet"
+	}
+	return c
+}
+
+// phaseOf follows agentruntime.md#phase: Failed on a configuration error
+// that will not resolve on its own, Running with a ready replica, Pending
+// otherwise.
+func phaseOf(conds []metav1.Condition, d *appsv1.Deployment) v1alpha1.AgentRuntimePhase {
+	for _, c := range conds {
+		if c.Status == metav1.ConditionFalse && failedReasons[c.Reason] &&
+			(c.Type == v1alpha1.AgentRuntimeConditionPromptPackReady || c.Type == v1alpha1.AgentRuntimeConditionProviderReady) {
+			return v1alpha1.AgentRuntimePhaseFailed
+		}
+	}
+	if d != nil && d.Status.ReadyReplicas > 0 {
+		return v1alpha1.AgentRuntimePhaseRunning
+	}
+	return v1alpha1.AgentRuntimePhasePending
+}
+
+// replicasOf is status.replicas from the Deployment.
+func replicasOf(d *appsv1.Deployment) *v1alpha1.AgentRuntimeReplicaStatus {
+	if d == nil {
+		return nil
+	}
+	desired := int32(1)
+	if d.Spec.Replicas != nil {
+		desired = *d.Spec.Replicas
+	}
+	return &v1alpha1.AgentRuntimeReplicaStatus{Desired: desired, Ready: d.Status.ReadyReplicas, Available: d.Status.AvailableReplicas}
+}

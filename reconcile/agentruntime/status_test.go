@@ -1,0 +1,109 @@
+package agentruntime
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// TestComputeStatus checks the pure status function: resolution conditions
+// from findings, the phase table, DeploymentReady from a Deployment status
+// written here only (never in an e2e), ReservedEnvClean from dropped keys.
+func TestComputeStatus(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	ready := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(2))},
+		Status: appsv1.DeploymentStatus{ReadyReplicas: 1, AvailableReplicas: 1}}
+	notReady := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(1))}}
+	finding := func(ruleID, cond, reason string) rules.Finding {
+		return rules.Finding{RuleID: ruleID, Condition: cond, Reason: reason, Message: "m"}
+	}
+	for _, tc := range []struct {
+		name      string
+		in        statusInput
+		wantPhase v1alpha1.AgentRuntimePhase
+		wantConds map[string]string // type -> reason
+	}{
+		{
+			name:      "ready inputs and a ready replica: Running",
+			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true},
+			wantPhase: v1alpha1.AgentRuntimePhaseRunning,
+			wantConds: map[string]string{"Ready": ReasonAgentReady, "DeploymentReady": ReasonDeploymentAvailable, "ServiceReady": ReasonServiceCreated, "ToolRegistryReady": ReasonNoToolRegistry},
+		},
+		{
+			name:      "no ready replica yet: Pending",
+			in:        statusInput{frameworkImageOK: true, deployment: notReady, serviceApplied: true},
+			wantPhase: v1alpha1.AgentRuntimePhasePending,
+			wantConds: map[string]string{"DeploymentReady": ReasonDeploymentUnavailable},
+		},
+		{
+			name:      "missing PromptPack: Failed with PromptPackNotFound",
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/promptpack-resolves", "PromptPackReady", rules.AgentRuntimeReasonPromptPackNotFound)}},
+			wantPhase: v1alpha1.AgentRuntimePhaseFailed,
+			wantConds: map[string]string{"PromptPackReady": rules.AgentRuntimeReasonPromptPackNotFound, "Ready": rules.AgentRuntimeReasonPromptPackNotFound},
+		},
+		{
+			name:      "missing Provider: Failed",
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-exists", "ProviderReady", rules.AgentRuntimeReasonProviderNotFound)}},
+			wantPhase: v1alpha1.AgentRuntimePhaseFailed,
+			wantConds: map[string]string{"ProviderReady": rules.AgentRuntimeReasonProviderNotFound},
+		},
+		{
+			name:      "capability mismatch: Pending",
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-capabilities", "ProviderReady", rules.AgentRuntimeReasonCapabilityMismatch)}},
+			wantPhase: v1alpha1.AgentRuntimePhasePending,
+			wantConds: map[string]string{"ProviderReady": rules.AgentRuntimeReasonCapabilityMismatch},
+		},
+		{
+			name:      "no framework image: FrameworkImageUnavailable, Pending",
+			in:        statusInput{},
+			wantPhase: v1alpha1.AgentRuntimePhasePending,
+			wantConds: map[string]string{"FrameworkReady": rules.AgentRuntimeReasonFrameworkImageUnavailable, "DeploymentReady": ReasonDeploymentNotCreated},
+		},
+		{
+			name:      "dropped reserved key: ReservedEnvClean False",
+			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true, dropped: []DroppedEnv{{Field: "spec.runtime.extraEnv[0].name", Name: "OMNIA_AGENT_NAME"}}},
+			wantPhase: v1alpha1.AgentRuntimePhaseRunning,
+			wantConds: map[string]string{"ReservedEnvClean": rules.AgentRuntimeReasonReservedEnvKey},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", Generation: 3}}
+			tc.in.now = now
+			st := computeStatus(ar, tc.in)
+			if st.Phase != tc.wantPhase {
+				t.Errorf("phase %q, want %q", st.Phase, tc.wantPhase)
+			}
+			for typ, reason := range tc.wantConds {
+				c := meta.FindStatusCondition(st.Conditions, typ)
+				if c == nil || c.Reason != reason {
+					t.Errorf("%s: %+v, want reason %s", typ, c, reason)
+				}
+			}
+			if st.ObservedGeneration != 3 {
+				t.Errorf("observedGeneration %d, want 3", st.ObservedGeneration)
+			}
+			// Pure and stable: the same input on the computed status is unchanged.
+			ar.Status = st
+			if again := computeStatus(ar, tc.in); !equalStatus(again, st) {
+				t.Errorf("recomputing changed the status")
+			}
+		})
+	}
+	ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}}
+	st := computeStatus(ar, statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true, now: now})
+	if st.Replicas == nil || *st.Replicas != (v1alpha1.AgentRuntimeReplicaStatus{Desired: 2, Ready: 1, Available: 1}) {
+		t.Errorf("replicas %+v, want desired 2 ready 1 available 1", st.Replicas)
+	}
+}
+
+func equalStatus(a, b v1alpha1.AgentRuntimeStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}
