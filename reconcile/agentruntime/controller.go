@@ -2,28 +2,25 @@ package agentruntime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
-	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -60,9 +57,10 @@ type Options struct {
 
 // Reconciler reconciles AgentRuntimes.
 type Reconciler struct {
-	client client.Client
-	mapper meta.RESTMapper
-	opts   Options
+	client   client.Client
+	mapper   meta.RESTMapper
+	recorder events.EventRecorder
+	opts     Options
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
@@ -71,7 +69,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), opts: opts}
+	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), recorder: mgr.GetEventRecorder(ControllerName), opts: opts}
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexProvider, providerNames); err != nil {
@@ -90,8 +88,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Complete(r)
 }
 
-// Reconcile resolves the agent's inputs, applies its children when they
-// resolved, and writes its status once when it changed.
+// Reconcile runs one pass over an agent, in the order the steps depend on
+// each other:
+//
+//  1. evaluate the AgentRuntime rules against the cluster's facts;
+//  2. resolve the agent's inputs (resolve.go) and decide whether the
+//     workload may be applied;
+//  3. apply the workload (apply.go), skipping every child that is unchanged;
+//  4. compute the status in memory (status.go) and patch it once, emitting an
+//     event per condition transition.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ar := &v1alpha1.AgentRuntime{}
 	if err := r.client.Get(ctx, req.NamespacedName, ar); err != nil {
@@ -102,155 +107,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}
-	image, imageOK := rules.AgentRuntimeFrameworkImage(ar, r.opts.FrameworkImages, r.opts.BuiltinRuntimeImage)
-	in := statusInput{findings: findings, frameworkImageOK: imageOK, now: metav1.NewTime(r.opts.Clock.Now().Truncate(1e9))}
-
-	held := !imageOK
-	for _, f := range findings {
-		switch f.Condition {
-		case v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady:
-			held = true
+	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
+	plan := r.resolve(ar, facts, findings, &in)
+	if !plan.held {
+		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
-	if !held {
-		res := Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage, PolicyBrokerImage: r.opts.PolicyBrokerImage,
-			Providers: map[string]ResolvedProvider{}}
-		for _, e := range ar.Spec.Providers {
-			if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok && p != nil {
-				res.Providers[e.Name] = ResolvedProvider{Provider: p}
-			}
-		}
-		if ref := ar.Spec.PromptPackRef; ref != nil {
-			if p := pickPack(facts.PromptPacks(ar.Namespace, ref.Name), ref); p != nil {
-				rp := &ResolvedPromptPack{PackName: p.Spec.PackName, Version: p.Spec.Version}
-				if p.Spec.Source.ConfigMapRef != nil {
-					rp.ConfigMapName = p.Spec.Source.ConfigMapRef.Name
-				}
-				res.PromptPack = rp
-				in.activeVersion = p.Spec.Version
-			}
-		}
-		if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
-			res.ToolRegistryName = ref.Name
-		}
-		d, dropped, err := Deployment(ar, res)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		in.dropped = dropped
-		for _, o := range []client.Object{ServiceAccount(ar), Role(ar), RoleBinding(ar, res)} {
-			if err := r.apply(ctx, o); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		if err := r.apply(ctx, Service(ar)); err != nil {
-			return ctrl.Result{}, err
-		}
-		in.serviceApplied = true
-		if err := r.apply(ctx, d); err != nil {
-			return ctrl.Result{}, err
-		}
-		in.deployment = d
-	}
+	return ctrl.Result{}, r.writeStatus(ctx, ar, computeStatus(ar, in))
+}
 
-	updated := computeStatus(ar, in)
+// writeStatus patches the agent's status when it changed, and records an
+// event per condition transition. An unchanged status is no API write.
+func (r *Reconciler) writeStatus(ctx context.Context, ar *v1alpha1.AgentRuntime, updated v1alpha1.AgentRuntimeStatus) error {
 	if equality.Semantic.DeepEqual(updated, ar.Status) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	base := ar.DeepCopy()
 	ar.Status = updated
 	if err := r.client.Status().Patch(ctx, ar, client.MergeFrom(base)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
+		return fmt.Errorf("writing status: %w", err)
 	}
-	return ctrl.Result{}, nil
-}
-
-// apply server-side applies obj unless the live object (from the cache)
-// carries the same applied hash; obj is left as the API server has it.
-func (r *Reconciler) apply(ctx context.Context, obj client.Object) error {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(raw)
-	hash := hex.EncodeToString(sum[:])
-	live := obj.DeepCopyObject().(client.Object)
-	err = r.client.Get(ctx, client.ObjectKeyFromObject(obj), live)
-	switch {
-	case err == nil && live.GetAnnotations()[AppliedHashAnnotation] == hash:
-		// Unchanged: keep the live object's status (a Deployment's replicas).
-		if d, ok := live.(*appsv1.Deployment); ok {
-			*obj.(*appsv1.Deployment) = *d
-		}
-		return nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return fmt.Errorf("reading %s: %w", obj.GetName(), err)
-	}
-	ann := map[string]string{}
-	for k, v := range obj.GetAnnotations() {
-		ann[k] = v
-	}
-	ann[AppliedHashAnnotation] = hash
-	obj.SetAnnotations(ann)
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
-	if err := r.client.Patch(ctx, obj, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-	}
+	transitions.Emit(r.recorder, ar, base.Status.Conditions, updated.Conditions)
 	return nil
-}
-
-// pickPack chooses the pack the ref resolves to: the exact version, else
-// the highest (string order; semver ordering is a follow-up) on the track.
-func pickPack(packs []v1alpha1.PromptPack, ref *v1alpha1.AgentRuntimePromptPackRef) *v1alpha1.PromptPack {
-	var best *v1alpha1.PromptPack
-	for i := range packs {
-		p := &packs[i]
-		if ref.Version != "" {
-			if p.Spec.Version == ref.Version {
-				return p
-			}
-			continue
-		}
-		if best == nil || p.Spec.Version > best.Spec.Version {
-			best = p
-		}
-	}
-	return best
-}
-
-// Field indexes on AgentRuntimes: the Providers and pack names they
-// reference, so an edited Provider or PromptPack re-reconciles its agents.
-const (
-	indexProvider   = "spec.providers.providerRef.name"
-	indexPromptPack = "spec.promptPackRef.name"
-)
-
-func providerNames(o client.Object) []string {
-	ar := o.(*v1alpha1.AgentRuntime)
-	out := make([]string, 0, len(ar.Spec.Providers))
-	for _, e := range ar.Spec.Providers {
-		out = append(out, e.ProviderRef.Name)
-	}
-	return out
-}
-
-func packNames(o client.Object) []string {
-	ar := o.(*v1alpha1.AgentRuntime)
-	if ar.Spec.PromptPackRef == nil {
-		return nil
-	}
-	return []string{ar.Spec.PromptPackRef.Name}
-}
-
-// agentsBy maps an object to the AgentRuntimes in its namespace whose
-// index entry equals key(obj).
-func (r *Reconciler) agentsBy(index string, key func(client.Object) string) handler.MapFunc {
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		k := key(o)
-		if k == "" {
-			return nil
-		}
-		return enqueue.Listed(ctx, r.client, &v1alpha1.AgentRuntimeList{}, "listing AgentRuntimes referencing "+o.GetName(),
-			client.InNamespace(o.GetNamespace()), client.MatchingFields{index: k})
-	}
 }

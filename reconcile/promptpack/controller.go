@@ -46,9 +46,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -67,9 +67,6 @@ const ControllerName = "promptpack-controller"
 // ConfigMapNameIndex is the field index on PromptPacks holding the name of
 // the ConfigMap a pack reads, so a ConfigMap's change maps to its packs.
 const ConfigMapNameIndex = "spec.source.configMapRef.name"
-
-// maxEventNote bounds an event's note (the API allows 1 kB).
-const maxEventNote = 1024
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
@@ -185,24 +182,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 	}
 	log.V(1).Info("status written", "phase", st.Phase)
-	r.emitTransitions(p, orig.Status.Conditions, st.Conditions)
+	transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
 	return ctrl.Result{}, nil
-}
-
-// emitTransitions emits a Warning when a condition turns False and a
-// Normal event when it recovers to True.
-func (r *Reconciler) emitTransitions(p *v1alpha1.PromptPack, old, cur []metav1.Condition) {
-	if r.recorder == nil {
-		return
-	}
-	for _, c := range cur {
-		prev := meta.FindStatusCondition(old, c.Type)
-		note := conditions.Truncate(fmt.Sprintf("%s is %s: %s", c.Type, c.Status, c.Message), maxEventNote)
-		switch {
-		case c.Status == metav1.ConditionFalse && (prev == nil || prev.Status != metav1.ConditionFalse):
-			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, c.Reason, ActionValidate, "%s", note)
-		case c.Status == metav1.ConditionTrue && prev != nil && prev.Status == metav1.ConditionFalse:
-			r.recorder.Eventf(p, nil, corev1.EventTypeNormal, c.Reason, ActionValidate, "%s", note)
-		}
-	}
 }

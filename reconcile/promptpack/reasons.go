@@ -38,6 +38,3 @@ const (
 	// off); the rule's own reason is used when it has one.
 	ReasonInvalidSpec = "InvalidSpec"
 )
-
-// ActionValidate is the action of the events the controller emits.
-const ActionValidate = "Validate"

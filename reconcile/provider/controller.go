@@ -65,10 +65,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/prober"
+	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -310,7 +310,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		log.V(1).Info("status updated", "phase", st.Phase)
-		r.emitTransitions(p, orig.Status.Conditions, st.Conditions)
+		transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
 	}
 	after := r.requeueAfter(&st, now)
 	if obs.probeWait > 0 && (after == 0 || obs.probeWait < after) {
@@ -409,35 +409,6 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 		}
 	}
 	return after
-}
-
-// maxEventNote bounds an event note (events.k8s.io allows 1 kB).
-const maxEventNote = 1000
-
-// emitTransitions emits an event per condition transition: Warning when a
-// condition turns False, Normal when one recovers from False to True. The
-// event's reason is the condition's reason, its action the condition type
-// (events.k8s.io folds events of the same regarding object, type, reason and
-// action into one series, so the action keeps the transitions of different
-// conditions that share a reason apart), and its note the condition's
-// message, which never holds the credential.
-func (r *Reconciler) emitTransitions(p *v1alpha1.Provider, old, cur []metav1.Condition) {
-	if r.recorder == nil {
-		return
-	}
-	for _, c := range cur {
-		prev := meta.FindStatusCondition(old, c.Type)
-		switch {
-		case c.Status == metav1.ConditionFalse && (prev == nil || prev.Status != metav1.ConditionFalse):
-			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, c.Reason, c.Type, "%s", eventNote(c))
-		case c.Status == metav1.ConditionTrue && prev != nil && prev.Status == metav1.ConditionFalse:
-			r.recorder.Eventf(p, nil, corev1.EventTypeNormal, c.Reason, c.Type, "%s", eventNote(c))
-		}
-	}
-}
-
-func eventNote(c metav1.Condition) string {
-	return conditions.Truncate(fmt.Sprintf("%s is %s: %s", c.Type, c.Status, c.Message), maxEventNote)
 }
 
 // Evaluate returns every rule finding on the Provider, as omniactl check and

@@ -1,0 +1,72 @@
+package agentruntime
+
+import (
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// workloadPlan is what resolve decided: the inputs the builders get, and
+// whether a resolution condition holds the workload back.
+type workloadPlan struct {
+	res Resolved
+	// held is true while the workload must not be applied: no runtime
+	// image, or the PromptPack or a Provider is not usable. Nothing is
+	// created, and what exists is left as it is.
+	held bool
+}
+
+// resolve looks up everything the builders need, from the facts only, and
+// decides from the rule findings whether the workload may be applied. It
+// fills in the status inputs it learns on the way (the framework verdict,
+// the active version).
+func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts, findings []rules.Finding, in *statusInput) workloadPlan {
+	image, imageOK := rules.AgentRuntimeFrameworkImage(ar, r.opts.FrameworkImages, r.opts.BuiltinRuntimeImage)
+	in.frameworkImageOK = imageOK
+	plan := workloadPlan{held: !imageOK, res: Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
+		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]ResolvedProvider{}}}
+	for _, f := range findings {
+		switch f.Condition {
+		case v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady:
+			plan.held = true
+		}
+	}
+	for _, e := range ar.Spec.Providers {
+		if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok && p != nil {
+			plan.res.Providers[e.Name] = ResolvedProvider{Provider: p}
+		}
+	}
+	if ref := ar.Spec.PromptPackRef; ref != nil {
+		if p := pickPack(facts.PromptPacks(ar.Namespace, ref.Name), ref); p != nil {
+			rp := &ResolvedPromptPack{PackName: p.Spec.PackName, Version: p.Spec.Version}
+			if p.Spec.Source.ConfigMapRef != nil {
+				rp.ConfigMapName = p.Spec.Source.ConfigMapRef.Name
+			}
+			plan.res.PromptPack = rp
+			in.activeVersion = p.Spec.Version
+		}
+	}
+	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
+		plan.res.ToolRegistryName = ref.Name
+	}
+	return plan
+}
+
+// pickPack chooses the pack the ref resolves to: the exact version, else
+// the highest (string order; semver ordering is a follow-up) on the track.
+func pickPack(packs []v1alpha1.PromptPack, ref *v1alpha1.AgentRuntimePromptPackRef) *v1alpha1.PromptPack {
+	var best *v1alpha1.PromptPack
+	for i := range packs {
+		p := &packs[i]
+		if ref.Version != "" {
+			if p.Spec.Version == ref.Version {
+				return p
+			}
+			continue
+		}
+		if best == nil || p.Spec.Version > best.Spec.Version {
+			best = p
+		}
+	}
+	return best
+}
