@@ -36,6 +36,11 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	in.deployment = d
+	as, err := r.applyAutoscaling(ctx, ar, res)
+	if err != nil {
+		return err
+	}
+	in.autoscaling = &as
 	return nil
 }
 

@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -61,10 +62,16 @@ type Reconciler struct {
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	opts     Options
+	// kedaServed is set once the KEDA ScaledObject kind is known to be
+	// served (at startup, or when a ScaledObject was applied): only then
+	// is a stale ScaledObject looked for, so a cluster without KEDA costs
+	// no discovery request per reconcile.
+	kedaServed atomic.Bool
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
-// changes), Owns Deployment and Service.
+// changes), Owns Deployment and Service, and the autoscalers
+// (watchAutoscalers).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -78,14 +85,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
-		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
-		Complete(r)
+		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] })))
+	return r.watchAutoscalers(b, mgr.GetRESTMapper()).Complete(r)
 }
 
 // Reconcile runs one pass over an agent, in the order the steps depend on
@@ -109,6 +116,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
 	plan := r.resolve(ar, facts, findings, &in)
+	if err := facts.Err(); err != nil {
+		// A lookup resolve made failed (not "absent"): building from it
+		// could, e.g., set static replicas under a live autoscaler.
+		return ctrl.Result{}, fmt.Errorf("resolving: %w", err)
+	}
 	if !plan.held {
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
 			return ctrl.Result{}, err
