@@ -1,0 +1,341 @@
+package agentruntime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// runnableAgent stores the agent in a fresh namespace with the PromptPack it
+// references, so nothing holds its workload back.
+func runnableAgent(t *testing.T, ns string, mut ...func(*v1alpha1.AgentRuntime)) client.ObjectKey {
+	t.Helper()
+	ar := agent(append([]func(*v1alpha1.AgentRuntime){func(a *v1alpha1.AgentRuntime) {
+		a.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts"}
+	}}, mut...)...)
+	ar = createAgent(t, ar, ns)
+	pack := &v1alpha1.PromptPack{ObjectMeta: metav1.ObjectMeta{Name: "prompts-1", Namespace: ns, Labels: map[string]string{rules.PromptPackLabel: "prompts"}}}
+	pack.Spec.PackName, pack.Spec.Version = "prompts", "1.0.0"
+	pack.Spec.Source.ConfigMapRef = &v1alpha1.LocalObjectReference{Name: "prompts"}
+	if err := k8s.Create(context.Background(), pack); err != nil {
+		t.Fatal(err)
+	}
+	return client.ObjectKeyFromObject(ar)
+}
+
+// setAutoscaling replaces the agent's spec.runtime.autoscaling.
+func setAutoscaling(t *testing.T, key client.ObjectKey, a *v1alpha1.AgentRuntimeAutoscaling) {
+	t.Helper()
+	ar := &v1alpha1.AgentRuntime{}
+	if err := k8s.Get(context.Background(), key, ar); err != nil {
+		t.Fatal(err)
+	}
+	if ar.Spec.Runtime == nil {
+		ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{}
+	}
+	ar.Spec.Runtime.Autoscaling = a
+	if err := k8s.Update(context.Background(), ar); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// operatorOwnsReplicas reports whether the operator's field manager owns
+// the live Deployment's spec.replicas (it must not while an autoscaler
+// scales it).
+func operatorOwnsReplicas(t *testing.T, key client.ObjectKey) bool {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := k8s.Get(context.Background(), key, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range d.ManagedFields {
+		if mf.Manager != FieldManager || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]any `json:"f:spec"`
+		}
+		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fields.Spec["f:replicas"]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func autoscalingReady(t *testing.T, ar *v1alpha1.AgentRuntime, status metav1.ConditionStatus, reason string) {
+	t.Helper()
+	c := meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionAutoscalingReady)
+	if c == nil || c.Status != status || c.Reason != reason {
+		t.Errorf("AutoscalingReady %+v, want %s/%s", c, status, reason)
+	}
+}
+
+func secondReconcileWritesNothing(t *testing.T, r *Reconciler, writes interface{ Store(int32); Load() int32 }, key client.ObjectKey) {
+	t.Helper()
+	writes.Store(0)
+	reconcileAgent(t, r, key)
+	if n := writes.Load(); n != 0 {
+		t.Errorf("a second reconcile with nothing changed made %d writes, want 0", n)
+	}
+}
+
+// TestReconcileHPA: the spec's HPA example gets an HPA with its settings
+// and the fixed behaviour, the Deployment's replicas are left to it, a
+// second reconcile writes nothing, and disabling autoscaling deletes the
+// HPA and gives the Deployment static replicas back.
+func TestReconcileHPA(t *testing.T) {
+	ctx := context.Background()
+	r, writes := newCountingReconciler(t)
+	key := runnableAgent(t, "ar-as-hpa", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](3), Autoscaling: autoscalingFrom(t, specHPAExample)}
+	})
+
+	got := reconcileAgent(t, r, key)
+	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := k8s.Get(ctx, key, hpa); err != nil {
+		t.Fatalf("no HPA: %v", err)
+	}
+	want := wantHPASpec(2, 10, 70, 80, 300)
+	want.ScaleTargetRef.Name = key.Name
+	if !equalYAML(t, hpa.Spec, want) {
+		t.Errorf("the API server's HPA differs from the spec's settings")
+	}
+	if refs := hpa.OwnerReferences; len(refs) != 1 || refs[0].UID != got.UID {
+		t.Errorf("HPA owner references %+v, want the agent", refs)
+	}
+	if operatorOwnsReplicas(t, key) {
+		t.Errorf("the operator sets the Deployment's replicas under an HPA")
+	}
+	secondReconcileWritesNothing(t, r, writes, key)
+
+	setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: false})
+	got = reconcileAgent(t, r, key)
+	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingDisabled)
+	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
+		t.Errorf("HPA after disabling autoscaling: %v, want NotFound", err)
+	}
+	d := &appsv1.Deployment{}
+	if err := k8s.Get(ctx, key, d); err != nil {
+		t.Fatal(err)
+	}
+	if !operatorOwnsReplicas(t, key) || d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("static replicas %v (owned by the operator: %v), want 3", d.Spec.Replicas, operatorOwnsReplicas(t, key))
+	}
+	secondReconcileWritesNothing(t, r, writes, key)
+}
+
+// TestReconcileWorkspaceDefaultAutoscaling: an agent setting no
+// autoscaling inherits its Workspace service group's default.
+func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
+	ctx := context.Background()
+	crds, err := controlplane.LoadCRDs([]string{"Workspace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := envtest.InstallCRDs(testConfig, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	const ns = "ar-as-workspace"
+	ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	ws.Spec.Namespace.Name = ns
+	ws.Spec.Services = []v1alpha1.WorkspaceServiceGroup{
+		{Name: "default", Autoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MaxReplicas: ptr.To[int32](5)}},
+		{Name: "static"},
+	}
+	if err := k8s.Create(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, ws) })
+	r, _ := newCountingReconciler(t)
+	key := runnableAgent(t, ns)
+	got := reconcileAgent(t, r, key)
+	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := k8s.Get(ctx, key, hpa); err != nil {
+		t.Fatalf("no HPA from the service group's default: %v", err)
+	}
+	if hpa.Spec.MaxReplicas != 5 || *hpa.Spec.MinReplicas != 1 {
+		t.Errorf("HPA min %d max %d, want the group's 1..5", *hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
+	}
+
+	// An agent of another group without a default runs static replicas.
+	other := &v1alpha1.AgentRuntime{}
+	if err := k8s.Get(ctx, key, other); err != nil {
+		t.Fatal(err)
+	}
+	other.Spec.ServiceGroup = "static"
+	if err := k8s.Update(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	got = reconcileAgent(t, r, key)
+	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingDisabled)
+	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
+		t.Errorf("HPA after moving to a group without a default: %v, want NotFound", err)
+	}
+}
+
+// TestReconcileKEDA runs in order on the suite's API server: first without
+// KEDA's CRDs (KEDANotInstalled, static replicas), then with them, installed
+// from KEDA's own module (a ScaledObject the API server accepts, for the
+// spec's example and for the default trigger), then switching to hpa
+// (the ScaledObject is deleted). The CRDs are removed again at the end.
+func TestReconcileKEDA(t *testing.T) {
+	ctx := context.Background()
+	key := runnableAgent(t, "ar-as-keda", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](2), Autoscaling: autoscalingFrom(t, specKEDAExample)}
+	})
+	defaultKey := runnableAgent(t, "ar-as-keda-default", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, Type: "keda"}}
+	})
+
+	t.Run("without KEDA's CRDs", func(t *testing.T) {
+		if kedaServed(t) {
+			t.Fatal("KEDA's CRDs are already served on the suite's API server")
+		}
+		r, writes := newCountingReconciler(t)
+		got := reconcileAgent(t, r, key)
+		autoscalingReady(t, got, metav1.ConditionFalse, ReasonKEDANotInstalled)
+		d := &appsv1.Deployment{}
+		if err := k8s.Get(ctx, key, d); err != nil {
+			t.Fatal(err)
+		}
+		if !operatorOwnsReplicas(t, key) || d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
+			t.Errorf("replicas %v without KEDA, want the static 2", d.Spec.Replicas)
+		}
+		secondReconcileWritesNothing(t, r, writes, key)
+	})
+
+	files, err := controlplane.KEDACRDFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.InstallKEDACRDs(testConfig); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { uninstallKEDA(t, files) })
+
+	t.Run("with KEDA's CRDs", func(t *testing.T) {
+		r, writes := newCountingReconciler(t)
+		for _, tc := range []struct {
+			key          client.ObjectKey
+			min, max     int64
+			poll, cool   int64
+			triggerQuery string
+		}{
+			{key, 1, 20, 15, 60, `sum(omnia_agent_connections_active{agent="my-agent"})`},
+			{defaultKey, 1, 100, 30, 300, `sum(omnia_agent_connections_active{agent="support",namespace="ar-as-keda-default"}) or vector(0)`},
+		} {
+			got := reconcileAgent(t, r, tc.key)
+			autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+			so := newScaledObject()
+			if err := k8s.Get(ctx, tc.key, so); err != nil {
+				t.Fatalf("no ScaledObject for %s: %v", tc.key, err)
+			}
+			spec, _, _ := unstructured.NestedMap(so.Object, "spec")
+			want := ScaledObject(got, got.Spec.Runtime.Autoscaling).Object["spec"]
+			if !equalYAML(t, spec, want) {
+				t.Errorf("%s: the API server's ScaledObject differs from the one built", tc.key)
+			}
+			for field, v := range map[string]int64{"minReplicaCount": tc.min, "maxReplicaCount": tc.max, "pollingInterval": tc.poll, "cooldownPeriod": tc.cool} {
+				if n, _, _ := unstructured.NestedInt64(spec, field); n != v {
+					t.Errorf("%s: %s %d, want %d", tc.key, field, n, v)
+				}
+			}
+			triggers, _, _ := unstructured.NestedSlice(spec, "triggers")
+			if len(triggers) != 1 || triggers[0].(map[string]any)["metadata"].(map[string]any)["query"] != tc.triggerQuery {
+				t.Errorf("%s: triggers %v, want query %s", tc.key, triggers, tc.triggerQuery)
+			}
+			if refs := so.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != got.UID {
+				t.Errorf("ScaledObject owner references %+v, want the agent", refs)
+			}
+			if operatorOwnsReplicas(t, tc.key) {
+				t.Errorf("%s: the operator sets the Deployment's replicas under a ScaledObject", tc.key)
+			}
+			secondReconcileWritesNothing(t, r, writes, tc.key)
+		}
+
+		// Switching to hpa deletes the ScaledObject and applies an HPA.
+		setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, Type: "hpa"})
+		got := reconcileAgent(t, r, key)
+		autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+		if err := k8s.Get(ctx, key, newScaledObject()); !apierrors.IsNotFound(err) {
+			t.Errorf("ScaledObject after switching to hpa: %v, want NotFound", err)
+		}
+		if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
+			t.Errorf("no HPA after switching to hpa: %v", err)
+		}
+	})
+}
+
+// kedaServed asks the API server's discovery whether keda.sh/v1alpha1
+// serves scaledobjects.
+func kedaServed(t *testing.T) bool {
+	t.Helper()
+	dc := discovery.NewDiscoveryClientForConfigOrDie(testConfig)
+	list, err := dc.ServerResourcesForGroupVersion("keda.sh/v1alpha1")
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == "scaledobjects" {
+			return true
+		}
+	}
+	return false
+}
+
+// uninstallKEDA removes KEDA's CRDs and waits until they are no longer
+// served, leaving the suite's API server as it found it.
+func uninstallKEDA(t *testing.T, files []string) {
+	if err := envtest.UninstallCRDs(testConfig, envtest.CRDInstallOptions{Paths: files}); err != nil {
+		t.Errorf("uninstalling KEDA's CRDs: %v", err)
+		return
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true,
+		func(context.Context) (bool, error) { return !kedaServed(t), nil })
+	if err != nil {
+		t.Errorf("KEDA's CRDs still served: %v", err)
+	}
+}
+
+// equalYAML compares two values by their JSON form (a typed value against
+// the API server's, or unstructured), logging both when they differ.
+func equalYAML(t *testing.T, got, want any) bool {
+	t.Helper()
+	norm := func(v any) string {
+		var out any
+		if err := json.Unmarshal(mustJSON(t, v), &out); err != nil {
+			t.Fatal(err)
+		}
+		return string(mustJSON(t, out))
+	}
+	if g, w := norm(got), norm(want); g != w {
+		t.Logf("got:  %s\nwant: %s", g, w)
+		return false
+	}
+	return true
+}
