@@ -72,7 +72,7 @@ func operatorOwnsReplicas(t *testing.T, key client.ObjectKey) bool {
 		var fields struct {
 			Spec map[string]any `json:"f:spec"`
 		}
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := fields.Spec["f:replicas"]; ok {
