@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,8 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -90,7 +94,10 @@ func autoscalingReady(t *testing.T, ar *v1alpha1.AgentRuntime, status metav1.Con
 	}
 }
 
-func secondReconcileWritesNothing(t *testing.T, r *Reconciler, writes interface{ Store(int32); Load() int32 }, key client.ObjectKey) {
+func secondReconcileWritesNothing(t *testing.T, r *Reconciler, writes interface {
+	Store(int32)
+	Load() int32
+}, key client.ObjectKey) {
 	t.Helper()
 	writes.Store(0)
 	reconcileAgent(t, r, key)
@@ -199,7 +206,9 @@ func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
 // KEDA's CRDs (KEDANotInstalled, static replicas), then with them, installed
 // from KEDA's own module (a ScaledObject the API server accepts, for the
 // spec's example and for the default trigger), then switching to hpa
-// (the ScaledObject is deleted). The CRDs are removed again at the end.
+// (the ScaledObject is deleted), then the controller in a manager, whose
+// watches apply a deleted autoscaler again. The CRDs are removed again at
+// the end.
 func TestReconcileKEDA(t *testing.T) {
 	ctx := context.Background()
 	key := runnableAgent(t, "ar-as-keda", func(a *v1alpha1.AgentRuntime) {
@@ -286,6 +295,63 @@ func TestReconcileKEDA(t *testing.T) {
 			t.Errorf("no HPA after switching to hpa: %v", err)
 		}
 	})
+
+	t.Run("in a manager", autoscalersRecreatedByWatches)
+}
+
+// autoscalersRecreatedByWatches runs the controller in a manager (KEDA's
+// CRDs served at startup, so it watches ScaledObjects): an hpa and a keda
+// agent get their autoscalers, and deleting either autoscaler re-reconciles
+// its agent through the Owns watches, which applies it again.
+func autoscalersRecreatedByWatches(t *testing.T) {
+	ctx := context.Background()
+	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetupWithManager(mgr, Options{BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1"}); err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(mctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	hpaKey := runnableAgent(t, "ar-as-mgr-hpa", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true}}
+	})
+	kedaKey := runnableAgent(t, "ar-as-mgr-keda", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, Type: "keda"}}
+	})
+	g := gomega.NewWithT(t)
+	for _, tc := range []struct {
+		key client.ObjectKey
+		obj func() client.Object
+	}{
+		{hpaKey, func() client.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }},
+		{kedaKey, func() client.Object { return newScaledObject() }},
+	} {
+		uid := func() string {
+			o := tc.obj()
+			if err := k8s.Get(ctx, tc.key, o); err != nil {
+				return ""
+			}
+			return string(o.GetUID())
+		}
+		g.Eventually(uid, 30*time.Second, 100*time.Millisecond).ShouldNot(gomega.BeEmpty(), "autoscaler of %s", tc.key)
+		first := uid()
+		o := tc.obj()
+		o.SetNamespace(tc.key.Namespace)
+		o.SetName(tc.key.Name)
+		if err := k8s.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		g.Eventually(uid, 30*time.Second, 100*time.Millisecond).ShouldNot(gomega.Or(gomega.BeEmpty(), gomega.Equal(first)),
+			"the deleted autoscaler of %s was not applied again", tc.key)
+	}
 }
 
 // kedaServed asks the API server's discovery whether keda.sh/v1alpha1

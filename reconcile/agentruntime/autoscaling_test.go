@@ -53,7 +53,7 @@ func TestResolveAutoscaling(t *testing.T) {
 	}{
 		{name: "no Workspace: static", ar: agent(), wantNoCRDQ: true},
 		{name: "default group's autoscaling applies", ar: agent(),
-			facts: autoscalingFactsStub{ws: ws(v1alpha1.WorkspaceServiceGroup{Name: "default", Autoscaling: groupDefault})},
+			facts:       autoscalingFactsStub{ws: ws(v1alpha1.WorkspaceServiceGroup{Name: "default", Autoscaling: groupDefault})},
 			wantDefault: groupDefault, wantType: "hpa", wantNoCRDQ: true},
 		{name: "the agent's serviceGroup is the one read", ar: agent(func(a *v1alpha1.AgentRuntime) { a.Spec.ServiceGroup = "voice" }),
 			facts: autoscalingFactsStub{ws: ws(

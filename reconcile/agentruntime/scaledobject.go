@@ -104,4 +104,3 @@ func newScaledObject() *unstructured.Unstructured {
 	u.SetGroupVersionKind(ScaledObjectGVK)
 	return u
 }
-
