@@ -58,6 +58,8 @@ type statusInput struct {
 	serviceApplied bool
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
+	// quota is the Workspace quota's verdict (quota.go).
+	quota rules.AgentRuntimeQuotaVerdict
 	now           metav1.Time
 }
 
@@ -114,6 +116,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}, ReasonAgentReady, "at least one replica is ready", gen))
 
 	st.Phase = phaseOf(st.Conditions, in.deployment)
+	setQuotaStatus(&st, in.quota, gen, in.now)
 	st.Replicas = replicasOf(in.deployment)
 	st.ServiceEndpoint, st.ManagementEndpoints = "", nil
 	if in.serviceApplied {
