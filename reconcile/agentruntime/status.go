@@ -58,9 +58,10 @@ type statusInput struct {
 	serviceApplied bool
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
+	now           metav1.Time
+
 	// quota is the Workspace quota's verdict (quota.go).
 	quota rules.AgentRuntimeQuotaVerdict
-	now           metav1.Time
 }
 
 // byCondition returns the findings that set condType.

@@ -110,7 +110,7 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 // mapReader answers from objects held in memory, honouring a label
 // selector on List, to show which list the lookup asks for.
 type mapReader struct {
-	packs      []v1alpha1.PromptPack
+	packs       []v1alpha1.PromptPack
 	workspaces  []v1alpha1.Workspace
 	agents      []v1alpha1.AgentRuntime
 	deployments []appsv1.Deployment
