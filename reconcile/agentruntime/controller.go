@@ -64,7 +64,9 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
-// changes), Owns Deployment and Service.
+// changes), Owns Deployment and Service; a Workspace's spec changes and an
+// AgentRuntime's deletion re-reconcile the agents its quota concerns
+// (quota_watches.go).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -85,6 +87,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
+		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()).
 		Complete(r)
 }
 
@@ -109,6 +113,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
 	plan := r.resolve(ar, facts, findings, &in)
+	if err := facts.Err(); err != nil {
+		return ctrl.Result{}, fmt.Errorf("resolving: %w", err)
+	}
 	if !plan.held {
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
 			return ctrl.Result{}, err
