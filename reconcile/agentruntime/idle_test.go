@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,17 +29,16 @@ import (
 
 // newIdleReconciler is newCountingReconciler with a real events.k8s.io
 // recorder and a fake clock set to now.
-func newIdleReconciler(t *testing.T, now time.Time) (*Reconciler, *clocktesting.FakeClock) {
+func newIdleReconciler(t *testing.T, now time.Time) (*Reconciler, *atomic.Int32) {
 	t.Helper()
-	r, _ := newCountingReconciler(t)
+	r, writes := newCountingReconciler(t)
 	b := events.NewBroadcaster(&events.EventSinkImpl{Interface: kubernetes.NewForConfigOrDie(testConfig).EventsV1()})
 	stop := make(chan struct{})
 	b.StartRecordingToSink(stop)
 	t.Cleanup(func() { close(stop); b.Shutdown() })
 	r.recorder = b.NewRecorder(scheme, ControllerName)
-	clk := clocktesting.NewFakeClock(now)
-	r.opts.Clock = clk
-	return r, clk
+	r.opts.Clock = clocktesting.NewFakeClock(now)
+	return r, writes
 }
 
 // idleAgent is a minimal agent with the idle-timeout annotation.
@@ -134,7 +134,7 @@ func TestIdleReaping(t *testing.T) {
 			if tc.lastUsedAt != nil {
 				setLastUsedAt(t, key, now.Add(*tc.lastUsedAt))
 			}
-			r, _ := newIdleReconciler(t, now)
+			r, writes := newIdleReconciler(t, now)
 
 			res := reconcileResult(t, r, key)
 			g := gomega.NewWithT(t)
@@ -169,6 +169,15 @@ func TestIdleReaping(t *testing.T) {
 			if c.Status == metav1.ConditionFalse {
 				g.Eventually(func() []string { return agentEvents(t, key) }, 20*time.Second, 100*time.Millisecond).
 					Should(gomega.ContainElement(corev1.EventTypeWarning + "/" + rules.AgentRuntimeReasonInvalidIdleTimeout))
+			}
+			// A kept agent is a steady state: reconciling it again on the
+			// same clock writes nothing.
+			writes.Store(0)
+			if res := reconcileResult(t, r, key); res.RequeueAfter != tc.wantRequeue {
+				t.Errorf("second reconcile: RequeueAfter %s, want %s", res.RequeueAfter, tc.wantRequeue)
+			}
+			if n := writes.Load(); n != 0 {
+				t.Errorf("a second reconcile of a kept annotated agent made %d writes, want 0", n)
 			}
 			// Later on the same clock, nothing is reaped before the
 			// deadline, and a future lastUsedAt still counts as now.
