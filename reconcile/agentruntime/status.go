@@ -103,6 +103,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}
 	set(fw)
 	set(reservedEnvCondition(in.dropped, gen))
+	setIdleTimeoutCondition(&st.Conditions, ar, in.findings, in.now)
 	set(deploymentCondition(in.deployment, gen))
 	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
 		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
