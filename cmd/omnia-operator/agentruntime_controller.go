@@ -13,6 +13,15 @@ import (
 // frameworkImages are the --framework-image=<type>=<image> entries.
 var frameworkImages = map[string]string{}
 
+// The built-in images of the agent pod. The defaults name the project's
+// release images; an installation pins them to a digest or a mirror with
+// these flags (the images themselves are not built in this repository).
+var (
+	runtimeImage      = flag.String("runtime-image", "ghcr.io/altairalabs/omnia-runtime:latest", "the built-in runtime image (framework.type promptkit)")
+	facadeImage       = flag.String("facade-image", "ghcr.io/altairalabs/omnia-facade:latest", "the built-in facade image")
+	policyBrokerImage = flag.String("policy-broker-image", "ghcr.io/altairalabs/omnia-policy-broker:latest", "the policy-broker sidecar image")
+)
+
 func init() {
 	flag.Func("framework-image",
 		"<type>=<image>: the runtime image for a framework.type when the agent sets no framework.image; repeatable",
@@ -24,14 +33,13 @@ func init() {
 			frameworkImages[typ] = img
 			return nil
 		})
-	// The AgentRuntime controller. Built-in images: promptkit runtime,
-	// facade and policy broker.
+	// The AgentRuntime controller.
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
 		return agentruntime.SetupWithManager(mgr, agentruntime.Options{
 			FrameworkImages:     frameworkImages,
-			BuiltinRuntimeImage: "ghcr.io/altairalabs/omnia-runtime:latest",
-			FacadeImage:         "ghcr.io/altairalabs/omnia-facade:latest",
-			PolicyBrokerImage:   "ghcr.io/altairalabs/omnia-policy-broker:latest",
+			BuiltinRuntimeImage: *runtimeImage,
+			FacadeImage:         *facadeImage,
+			PolicyBrokerImage:   *policyBrokerImage,
 		})
 	})
 }

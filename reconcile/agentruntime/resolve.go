@@ -11,8 +11,9 @@ import (
 type workloadPlan struct {
 	res Resolved
 	// held is true while the workload must not be applied: no runtime
-	// image, or the PromptPack or a Provider is not usable. Nothing is
-	// created, and what exists is left as it is.
+	// image, the PromptPack or a Provider is not usable, or the Workspace
+	// has not admitted the agent (quota.go). Nothing is created, and what
+	// exists is left as it is.
 	held bool
 }
 
@@ -49,6 +50,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
 		plan.res.ToolRegistryName = ref.Name
 	}
+	applyWorkspaceQuota(ar, facts, &plan, in)
 	resolveAutoscaling(ar, facts, &plan.res)
 	return plan
 }

@@ -62,6 +62,9 @@ type statusInput struct {
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
 	now           metav1.Time
+
+	// quota is the Workspace quota's verdict (quota.go).
+	quota rules.AgentRuntimeQuotaVerdict
 }
 
 // byCondition returns the findings that set condType.
@@ -103,6 +106,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}
 	set(fw)
 	set(reservedEnvCondition(in.dropped, gen))
+	setIdleTimeoutCondition(&st.Conditions, ar, in.findings, in.now)
 	set(deploymentCondition(in.deployment, gen))
 	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
 		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
@@ -120,6 +124,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}, ReasonAgentReady, "at least one replica is ready", gen))
 
 	st.Phase = phaseOf(st.Conditions, in.deployment)
+	setQuotaStatus(&st, in.quota, gen, in.now)
 	st.Replicas = replicasOf(in.deployment)
 	st.ServiceEndpoint, st.ManagementEndpoints = "", nil
 	if in.serviceApplied {
