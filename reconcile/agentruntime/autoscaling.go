@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -96,13 +97,14 @@ type autoscalingOutcome struct {
 }
 
 // applyAutoscaling applies the agent's autoscaler, after its Deployment:
-// the HPA or the ScaledObject the effective autoscaling asks for. The other
+// the HPA or the ScaledObject the effective autoscaling asks for, its
+// bounds capped by the Workspace's maxReplicasPerAgent. The other
 // kind (autoscaling switched off, or from one type to the other) is deleted
 // first when the agent owns one, so two autoscalers never fight over the
 // Deployment. A stale ScaledObject is looked for only once KEDA is known
 // to be served (Reconciler.kedaServed).
 func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (autoscalingOutcome, error) {
-	a := EffectiveAutoscaling(ar, res)
+	a := capAutoscaling(EffectiveAutoscaling(ar, res), res.ReplicaCap)
 	out := autoscalingOutcome{kedaNotInstalled: res.KEDAUnavailable && requestsKEDA(ar, res)}
 	if a != nil {
 		out.applied = a.Type
@@ -127,6 +129,24 @@ func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRun
 		r.kedaServed.Store(true)
 	}
 	return out, nil
+}
+
+// capAutoscaling bounds the autoscaler's replicas by the Workspace's
+// maxReplicasPerAgent (limit, nil when unset): max and min replicas above
+// it run at it (the agent is then ReplicasClamped, a verdict
+// rules.AgentRuntimeQuota gives). a is not modified.
+func capAutoscaling(a *v1alpha1.AgentRuntimeAutoscaling, limit *int32) *v1alpha1.AgentRuntimeAutoscaling {
+	if a == nil || limit == nil {
+		return a
+	}
+	out := a.DeepCopy()
+	if maxR := ptr.Deref(out.MaxReplicas, DefaultAutoscalingMaxReplicas); maxR > *limit {
+		out.MaxReplicas = ptr.To(*limit)
+	}
+	if minR := ptr.Deref(out.MinReplicas, DefaultAutoscalingMinReplicas); minR > *limit {
+		out.MinReplicas = ptr.To(*limit)
+	}
+	return out
 }
 
 // requestsKEDA reports whether the agent (or its service group) asks for

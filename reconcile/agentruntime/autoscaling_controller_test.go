@@ -156,13 +156,6 @@ func TestReconcileHPA(t *testing.T) {
 // autoscaling inherits its Workspace service group's default.
 func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
 	ctx := context.Background()
-	crds, err := controlplane.LoadCRDs([]string{"Workspace"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := envtest.InstallCRDs(testConfig, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
 	const ns = "ar-as-workspace"
 	ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 	ws.Spec.Namespace.Name = ns
@@ -200,6 +193,34 @@ func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
 	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
 		t.Errorf("HPA after moving to a group without a default: %v, want NotFound", err)
 	}
+}
+
+// TestReconcileAutoscalingCappedByQuota: the Workspace's
+// maxReplicasPerAgent bounds the HPA the agent asks for (it runs at the cap).
+func TestReconcileAutoscalingCappedByQuota(t *testing.T) {
+	ctx := context.Background()
+	const ns = "ar-as-quota"
+	ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	ws.Spec.Namespace.Name = ns
+	ws.Spec.Quotas = &v1alpha1.WorkspaceQuotas{Agents: &v1alpha1.WorkspaceAgentQuota{MaxReplicasPerAgent: ptr.To[int32](3)}}
+	if err := k8s.Create(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, ws) })
+	r, writes := newCountingReconciler(t)
+	key := runnableAgent(t, ns, func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: autoscalingFrom(t, specHPAExample)}
+	})
+	got := reconcileAgent(t, r, key)
+	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
+	if err := k8s.Get(ctx, key, hpa); err != nil {
+		t.Fatal(err)
+	}
+	if hpa.Spec.MaxReplicas != 3 || *hpa.Spec.MinReplicas != 2 {
+		t.Errorf("HPA min %d max %d, want 2..3 under maxReplicasPerAgent 3", *hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
+	}
+	secondReconcileWritesNothing(t, r, writes, key)
 }
 
 // TestReconcileKEDA runs in order on the suite's API server: first without

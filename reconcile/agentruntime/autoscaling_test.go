@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -113,5 +114,34 @@ func TestAutoscalingCondition(t *testing.T) {
 				t.Errorf("condition %+v, want %s/%s", c, tc.wantStatus, tc.wantReason)
 			}
 		})
+	}
+}
+
+func TestCapAutoscaling(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		a                *v1alpha1.AgentRuntimeAutoscaling
+		limit            *int32
+		wantMin, wantMax int32
+	}{
+		{"no cap", &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MinReplicas: ptr.To[int32](2), MaxReplicas: ptr.To[int32](10)}, nil, 2, 10},
+		{"max above the cap", &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MinReplicas: ptr.To[int32](2), MaxReplicas: ptr.To[int32](10)}, ptr.To[int32](3), 2, 3},
+		{"default max (100) above the cap", &v1alpha1.AgentRuntimeAutoscaling{Enabled: true}, ptr.To[int32](4), 1, 4},
+		{"min and max above the cap", &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MinReplicas: ptr.To[int32](5), MaxReplicas: ptr.To[int32](10)}, ptr.To[int32](3), 3, 3},
+		{"within the cap", &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MaxReplicas: ptr.To[int32](3)}, ptr.To[int32](3), 1, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.a.DeepCopy()
+			got := capAutoscaling(tc.a, tc.limit)
+			if gMin, gMax := ptr.Deref(got.MinReplicas, 1), ptr.Deref(got.MaxReplicas, 100); gMin != tc.wantMin || gMax != tc.wantMax {
+				t.Errorf("min %d max %d, want %d %d", gMin, gMax, tc.wantMin, tc.wantMax)
+			}
+			if !equality.Semantic.DeepEqual(before, tc.a) {
+				t.Errorf("capAutoscaling modified its input")
+			}
+		})
+	}
+	if capAutoscaling(nil, ptr.To[int32](1)) != nil {
+		t.Errorf("nil autoscaling capped to non-nil")
 	}
 }
