@@ -27,7 +27,8 @@ const (
 	// the Deployment.
 	ReasonAutoscalingScaling = "Scaling"
 	// ReasonAutoscalingDisabled: True, no autoscaling is asked for (by the
-	// agent or its service group): the Deployment runs static replicas.
+	// agent or its service group), or the Deployment is held at zero
+	// (CapabilitiesSatisfied False): the Deployment runs static replicas.
 	ReasonAutoscalingDisabled = "Disabled"
 	// ReasonKEDANotInstalled: False, type keda is asked for but the KEDA
 	// CRDs are absent: the Deployment runs static replicas until they are
@@ -94,6 +95,9 @@ type autoscalingOutcome struct {
 	applied v1alpha1.AgentRuntimeAutoscalingType
 	// kedaNotInstalled: KEDA was asked for and its CRDs are absent.
 	kedaNotInstalled bool
+	// heldAtZero: the Deployment is held at zero replicas
+	// (Resolved.ScaleToZero), so no autoscaler is applied.
+	heldAtZero bool
 }
 
 // applyAutoscaling applies the agent's autoscaler, after its Deployment:
@@ -106,6 +110,11 @@ type autoscalingOutcome struct {
 func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (autoscalingOutcome, error) {
 	a := capAutoscaling(EffectiveAutoscaling(ar, res), res.ReplicaCap)
 	out := autoscalingOutcome{kedaNotInstalled: res.KEDAUnavailable && requestsKEDA(ar, res)}
+	if res.ScaleToZero {
+		// Held at zero replicas "whatever else the spec asks": an
+		// autoscaler (KEDA's above all) would scale the Deployment back up.
+		a, out.heldAtZero = nil, true
+	}
 	if a != nil {
 		out.applied = a.Type
 	}
@@ -188,6 +197,8 @@ func autoscalingCondition(o autoscalingOutcome, gen int64) metav1.Condition {
 		c.Reason, c.Message = ReasonAutoscalingScaling, "a HorizontalPodAutoscaler scales the Deployment"
 	case o.applied == autoscalerKEDA:
 		c.Reason, c.Message = ReasonAutoscalingScaling, "a KEDA ScaledObject scales the Deployment"
+	case o.heldAtZero:
+		c.Reason, c.Message = ReasonAutoscalingDisabled, "the Deployment is held at zero replicas while the runtime's capabilities are not satisfied: no autoscaler applies"
 	case o.kedaNotInstalled:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonKEDANotInstalled
 		c.Message = "autoscaling type keda is requested but the KEDA CRDs are not installed: the Deployment runs static replicas"

@@ -108,8 +108,9 @@ func secondReconcileWritesNothing(t *testing.T, r *Reconciler, writes interface 
 
 // TestReconcileHPA: the spec's HPA example gets an HPA with its settings
 // and the fixed behaviour, the Deployment's replicas are left to it, a
-// second reconcile writes nothing, and disabling autoscaling deletes the
-// HPA and gives the Deployment static replicas back.
+// second reconcile writes nothing, disabling autoscaling deletes the HPA
+// and gives the Deployment static replicas back, and a Deployment held at
+// zero replicas has no autoscaler.
 func TestReconcileHPA(t *testing.T) {
 	ctx := context.Background()
 	r, writes := newCountingReconciler(t)
@@ -150,6 +151,21 @@ func TestReconcileHPA(t *testing.T) {
 		t.Errorf("static replicas %v (owned by the operator: %v), want 3", d.Spec.Replicas, operatorOwnsReplicas(t, key))
 	}
 	secondReconcileWritesNothing(t, r, writes, key)
+
+	// Re-enabled, then held at zero replicas (capabilities not satisfied):
+	// no autoscaler may scale the Deployment back up.
+	setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: true})
+	got = reconcileAgent(t, r, key)
+	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
+		t.Fatalf("no HPA once re-enabled: %v", err)
+	}
+	res := Resolved{ScaleToZero: true}
+	if out, err := r.applyAutoscaling(ctx, got, &res); err != nil || !out.heldAtZero || out.applied != "" {
+		t.Errorf("applyAutoscaling held at zero: %+v, %v", out, err)
+	}
+	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
+		t.Errorf("HPA while held at zero: %v, want NotFound", err)
+	}
 }
 
 // TestReconcileWorkspaceDefaultAutoscaling: an agent setting no

@@ -107,6 +107,7 @@ func TestAutoscalingCondition(t *testing.T) {
 		{"ScaledObject applied", autoscalingOutcome{applied: "keda"}, metav1.ConditionTrue, "Scaling"},
 		{"static replicas", autoscalingOutcome{}, metav1.ConditionTrue, "Disabled"},
 		{"KEDA asked, CRDs absent", autoscalingOutcome{kedaNotInstalled: true}, metav1.ConditionFalse, "KEDANotInstalled"},
+		{"held at zero", autoscalingOutcome{heldAtZero: true, kedaNotInstalled: true}, metav1.ConditionTrue, "Disabled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := autoscalingCondition(tc.outcome, 7)
