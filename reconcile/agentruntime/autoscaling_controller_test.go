@@ -345,6 +345,8 @@ func autoscalersRecreatedByWatches(t *testing.T) {
 	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// As cmd/omnia-operator: ScaledObjects are read from the cache.
+		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 	})
 	if err != nil {
 		t.Fatal(err)
