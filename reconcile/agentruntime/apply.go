@@ -32,6 +32,9 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	in.serviceApplied = true
+	if err := r.handOffReplicas(ctx, d); err != nil {
+		return err
+	}
 	if err := r.apply(ctx, d); err != nil {
 		return err
 	}

@@ -69,21 +69,7 @@ func operatorOwnsReplicas(t *testing.T, key client.ObjectKey) bool {
 	if err := k8s.Get(context.Background(), key, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, mf := range d.ManagedFields {
-		if mf.Manager != FieldManager || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields struct {
-			Spec map[string]any `json:"f:spec"`
-		}
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := fields.Spec["f:replicas"]; ok {
-			return true
-		}
-	}
-	return false
+	return managerOwnsReplicas(d, FieldManager)
 }
 
 func autoscalingReady(t *testing.T, ar *v1alpha1.AgentRuntime, status metav1.ConditionStatus, reason string) {
@@ -166,6 +152,35 @@ func TestReconcileHPA(t *testing.T) {
 	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
 		t.Errorf("HPA while held at zero: %v, want NotFound", err)
 	}
+}
+
+// TestReconcileReplicasHandoff: turning autoscaling on for a running
+// 3-replica agent leaves the Deployment at 3 (not the API server's default
+// of 1) with spec.replicas no longer the operator's, and the transition
+// write is not repeated.
+func TestReconcileReplicasHandoff(t *testing.T) {
+	ctx := context.Background()
+	r, writes := newCountingReconciler(t)
+	key := runnableAgent(t, "ar-as-handoff", func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](3)}
+	})
+	reconcileAgent(t, r, key)
+	if !operatorOwnsReplicas(t, key) {
+		t.Fatal("static replicas are not the operator's")
+	}
+	setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MinReplicas: ptr.To[int32](2)})
+	reconcileAgent(t, r, key)
+	d := &appsv1.Deployment{}
+	if err := k8s.Get(ctx, key, d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("replicas %d once the HPA takes over, want the running 3", ptr.Deref(d.Spec.Replicas, -1))
+	}
+	if operatorOwnsReplicas(t, key) {
+		t.Errorf("the operator still owns spec.replicas under an HPA")
+	}
+	secondReconcileWritesNothing(t, r, writes, key)
 }
 
 // TestReconcileWorkspaceDefaultAutoscaling: an agent setting no
