@@ -61,7 +61,7 @@ type statusInput struct {
 	// compositionDigest is the digest of the resolved inputs
 	// (composition.go); empty until each has published its identity.
 	compositionDigest string
-	now           metav1.Time
+	now               metav1.Time
 }
 
 // byCondition returns the findings that set condType.
