@@ -541,6 +541,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/promptpack-resolves":            {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackNotFound"},
 		"agentruntime/promptpack-name-conflict":       {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackNameConflict"},
 		"agentruntime/promptpack-live-ref":            {StageReconcile, SeverityDeny, "PromptPackReady", "InvalidPromptPackRef"},
+		"agentruntime/runtime-capabilities-satisfied": {StageReconcile, SeverityWarn, "CapabilitiesSatisfied", "RuntimeCapabilitiesMissing"},
 	}
 	for id, w := range want {
 		r, ok := Default.Lookup(id)

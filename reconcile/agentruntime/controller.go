@@ -81,15 +81,20 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexToolRegistry, toolRegistryNames); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged()))).
+		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()).
+		Watches(&v1alpha1.ToolRegistry{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexToolRegistry, func(o client.Object) string { return o.GetName() })),
+			builder.WithPredicates(toolRegistryIdentityChanged())).
 		Complete(r)
 }
 
@@ -123,6 +128,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("resolving: %w", err)
 	}
+	digest, err := r.compositionDigest(ctx, ar, facts)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	in.compositionDigest = digest
 	if !plan.held {
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
 			return ctrl.Result{}, err

@@ -50,6 +50,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
 		plan.res.ToolRegistryName = ref.Name
 	}
+	plan.res.ScaleToZero = capabilitiesScaleToZero(findings)
 	applyWorkspaceQuota(ar, facts, &plan, in)
 	return plan
 }

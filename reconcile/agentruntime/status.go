@@ -58,7 +58,10 @@ type statusInput struct {
 	serviceApplied bool
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
-	now           metav1.Time
+	// compositionDigest is the digest of the resolved inputs
+	// (composition.go); empty until each has published its identity.
+	compositionDigest string
+	now               metav1.Time
 
 	// quota is the Workspace quota's verdict (quota.go).
 	quota rules.AgentRuntimeQuotaVerdict
@@ -111,6 +114,9 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, ReasonServiceNotCreated, "the Service is not applied"
 	}
 	set(svc)
+	capsReported, capsSatisfied := capabilityConditions(ar, in.findings)
+	set(capsReported)
+	set(capsSatisfied)
 	set(conditions.RollUp(st.Conditions, v1alpha1.AgentRuntimeConditionReady, []string{
 		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
 		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
@@ -125,6 +131,8 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		st.ServiceEndpoint, st.ManagementEndpoints = ServiceEndpoint(ar), ManagementEndpoints(ar)
 	}
 	st.ActiveVersion = in.activeVersion
+	st.CompositionDigest = in.compositionDigest
+	st.RuntimeCapabilities = runtimeCapabilitiesKept(ar)
 	st.ObservedGeneration = gen
 	return st
 }
