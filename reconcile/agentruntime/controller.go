@@ -29,6 +29,8 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services;serviceaccounts,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
 
 // ControllerName names the controller and its logger.
 const ControllerName = "agentruntime-controller"
@@ -78,13 +80,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := indexReferences(ctx, idx); err != nil {
+		return err
+	}
+	return r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
-		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
+		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] })))).
 		Complete(r)
 }
 
