@@ -412,3 +412,21 @@ func TestClaimListMatchesThePod(t *testing.T) {
 		t.Errorf("rule claims %v, pod claims %v", got, want)
 	}
 }
+
+// TestFailedReasonWinsThePhase: the condition takes the reason that fails
+// the agent even when a Pending reason's rule sorts first (a required
+// capability missing on one Provider, another Provider missing).
+func TestFailedReasonWinsThePhase(t *testing.T) {
+	ar := agent()
+	in := statusInput{frameworkImageOK: true, findings: []rules.Finding{
+		{RuleID: "agentruntime/provider-capabilities", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: rules.AgentRuntimeReasonCapabilityMismatch, Message: "m"},
+		{RuleID: "agentruntime/provider-exists", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: rules.AgentRuntimeReasonProviderNotFound, Message: "m"},
+	}}
+	st := computeStatus(ar, in)
+	if st.Phase != v1alpha1.AgentRuntimePhaseFailed {
+		t.Errorf("phase %q, want Failed", st.Phase)
+	}
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.AgentRuntimeConditionProviderReady); c == nil || c.Reason != rules.AgentRuntimeReasonProviderNotFound {
+		t.Errorf("ProviderReady %+v, want reason %s", c, rules.AgentRuntimeReasonProviderNotFound)
+	}
+}

@@ -63,17 +63,18 @@ func indexReferences(ctx context.Context, idx client.FieldIndexer) error {
 	return nil
 }
 
-// watchReferences adds the watches. A ToolRegistry's every event counts
-// (it only has to exist); an A2A target only when created, deleted or its
-// spec changes (its facades decide its endpoint, its status writes do not);
-// a claim through its metadata alone, so the operator never caches claim
-// specs.
+// watchReferences adds the watches. A ToolRegistry and an A2A target count
+// when created, deleted or their spec changes: the registry only has to
+// exist, the target's facades decide its endpoint, and neither one's status
+// writes change the agent. A claim counts when created or deleted, through
+// its metadata alone, so the operator never caches claim specs.
 func (r *Reconciler) watchReferences(b *builder.Builder) *builder.Builder {
 	name := func(o client.Object) string { return o.GetName() }
 	claim := &metav1.PartialObjectMetadata{}
 	claim.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
 	return b.
-		Watches(&v1alpha1.ToolRegistry{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexToolRegistry, name))).
+		Watches(&v1alpha1.ToolRegistry{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexToolRegistry, name)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.AgentRuntime{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexA2ATarget, name)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesMetadata(claim, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexClaim, name)),
