@@ -93,8 +93,9 @@ func deploymentOf(t *testing.T, key client.ObjectKey) *appsv1.Deployment {
 // (ProviderReady False ProviderNotReady, never Failed) with no Deployment;
 // the Provider controller reporting Ready re-reconciles the agent through
 // the Provider watch and its Deployment is created. The same manager shows
-// the ToolRegistry and claim watches: creating the missing registry and
-// claim turns ToolRegistryReady and Volumes True without touching the agent.
+// the ToolRegistry, claim and A2A-target watches: creating the missing
+// registry, claim and target agent turns ToolRegistryReady, Volumes and
+// A2AClientsResolved True without touching the agent.
 func TestProviderReadinessGatesTheAgent(t *testing.T) {
 	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
@@ -130,6 +131,7 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 		a.Spec.ToolRegistryRef = &v1alpha1.NamespacedObjectReference{Name: "tools"}
 		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Volumes: []corev1.Volume{{Name: "data",
 			VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}
+		a.Spec.A2AClients = []v1alpha1.AgentRuntimeA2AClient{{Name: "peer", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "peer"}}}
 	})
 	ar.Namespace, ar.UID = ns, ""
 	if err := k8s.Create(ctx, ar); err != nil {
@@ -183,6 +185,20 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 	}
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionVolumes), 30*time.Second, 100*time.Millisecond).
 		Should(gomega.Equal("Pending True " + ReasonVolumeClaimsFound))
+
+	// The A2A target appearing re-reconciles its caller (the target's
+	// own reconciles do not count: it references nothing).
+	g.Eventually(state(v1alpha1.AgentRuntimeConditionA2AClientsResolved), 30*time.Second, 100*time.Millisecond).
+		Should(gomega.Equal("Pending False " + rules.AgentRuntimeReasonUnresolved))
+	peer := agent(func(a *v1alpha1.AgentRuntime) {
+		a.Name, a.Namespace, a.UID = "peer", ns, ""
+		a.Spec.Facades = []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeA2A}}
+	})
+	if err := k8s.Create(ctx, peer); err != nil {
+		t.Fatal(err)
+	}
+	g.Eventually(state(v1alpha1.AgentRuntimeConditionA2AClientsResolved), 30*time.Second, 100*time.Millisecond).
+		Should(gomega.Equal("Pending True " + ReasonA2AClientsResolved))
 }
 
 // TestPromptPackValidity: the pack the ref selects decides. Not validated
