@@ -352,7 +352,9 @@ func TestA2AClientResolution(t *testing.T) {
 		"billing": {{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}, {Type: v1alpha1.AgentRuntimeFacadeTypeA2A}},
 		"ws-only": {{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
 	} {
-		target := agent(func(a *v1alpha1.AgentRuntime) { a.Name, a.Namespace, a.UID, a.Spec.Facades = name, key.Namespace, "", facades })
+		target := agent(func(a *v1alpha1.AgentRuntime) {
+			a.Name, a.Namespace, a.UID, a.Spec.Facades = name, key.Namespace, "", facades
+		})
 		if err := k8s.Create(ctx, target); err != nil {
 			t.Fatal(err)
 		}
