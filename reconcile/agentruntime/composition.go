@@ -9,12 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=get;list;watch
@@ -131,32 +128,27 @@ func digestComposition(ar *v1alpha1.AgentRuntime, in compositionInputs) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// compositionDigest looks up the agent's inputs (the pack and Providers
-// from the facts, as resolve does; the ToolRegistry from the cache) and
+// compositionDigest looks up the agent's inputs from the facts, as resolve
+// does, and
 // returns their digest. An error is a lookup that could not be made: the
 // digest is then unknown, not empty, and the reconcile is retried.
 func (r *Reconciler) compositionDigest(ctx context.Context, ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts) (string, error) {
 	in := compositionInputs{Providers: map[string]*v1alpha1.Provider{}}
 	if ref := ar.Spec.PromptPackRef; ref != nil {
-		in.PromptPack = pickPack(facts.PromptPacks(ar.Namespace, ref.Name), ref)
+		in.PromptPack = rules.AgentRuntimeSelectPromptPack(facts.PromptPacks(ar.Namespace, ref.Name), ref)
 	}
 	for _, e := range ar.Spec.Providers {
 		if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok {
 			in.Providers[e.Name] = p
 		}
 	}
+	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
+		if tr, ok := facts.ToolRegistry(ar.Namespace, ref.Name); ok {
+			in.ToolRegistry = tr
+		}
+	}
 	if err := facts.Err(); err != nil {
 		return "", fmt.Errorf("looking up the composition: %w", err)
-	}
-	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
-		tr := &v1alpha1.ToolRegistry{}
-		err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: ref.Name}, tr)
-		switch {
-		case err == nil:
-			in.ToolRegistry = tr
-		case !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
-			return "", fmt.Errorf("looking up ToolRegistry %s: %w", ref.Name, err)
-		}
 	}
 	return digestComposition(ar, in), nil
 }

@@ -1,26 +1,11 @@
 package agentruntime
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
-
-// indexToolRegistry indexes AgentRuntimes by the ToolRegistry they use in
-// their own namespace, so a registry that publishes a new content digest
-// re-reconciles its agents (their compositionDigest covers it).
-const indexToolRegistry = "spec.toolRegistryRef.name"
-
-func toolRegistryNames(o client.Object) []string {
-	ar := o.(*v1alpha1.AgentRuntime)
-	ref := ar.Spec.ToolRegistryRef
-	if ref == nil || (ref.Namespace != "" && ref.Namespace != ar.Namespace) {
-		return nil
-	}
-	return []string{ref.Name}
-}
 
 // toolRegistryIdentityChanged passes the ToolRegistry events that can move
 // an agent's compositionDigest: creation, deletion, and an update of the

@@ -29,6 +29,8 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services;serviceaccounts,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
 
 // ControllerName names the controller and its logger.
 const ControllerName = "agentruntime-controller"
@@ -81,10 +83,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
-	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexToolRegistry, toolRegistryNames); err != nil {
+	if err := indexReferences(ctx, idx); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
@@ -92,9 +94,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()).
-		Watches(&v1alpha1.ToolRegistry{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexToolRegistry, func(o client.Object) string { return o.GetName() })),
-			builder.WithPredicates(toolRegistryIdentityChanged())).
+		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete())).
 		Complete(r)
 }
 

@@ -151,7 +151,9 @@ func TestCapabilitiesScaleDeploymentToZero(t *testing.T) {
 		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](2)}
 	}), "ar-status-caps")
 	key := client.ObjectKeyFromObject(ar)
-	createIn(t, key.Namespace, testPack("prompts"))
+	pack := testPack("prompts")
+	createIn(t, key.Namespace, pack)
+	setPackPhase(t, pack, v1alpha1.PromptPackPhaseReady) // as the PromptPack controller would
 	r, writes := newCountingReconciler(t)
 
 	observe := func() state {
@@ -287,7 +289,9 @@ func TestPrinterColumnsShowLiveValues(t *testing.T) {
 		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](2)}
 	}), "ar-status-columns")
 	key := client.ObjectKeyFromObject(ar)
-	createIn(t, key.Namespace, testPack("prompts"))
+	pack := testPack("prompts")
+	createIn(t, key.Namespace, pack)
+	setPackPhase(t, pack, v1alpha1.PromptPackPhaseReady) // as the PromptPack controller would
 
 	before := table(t, key)
 	for _, col := range []string{"PHASE", "READY", "VERSION", "INVOCATIONS", "LAST-SUCCESS"} {
