@@ -23,24 +23,18 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
-// runnableAgent stores the agent in a fresh namespace with the PromptPack it
-// references, so nothing holds its workload back.
+// runnableAgent stores the agent in a fresh namespace with the Ready
+// PromptPack it references, so nothing holds its workload back.
 func runnableAgent(t *testing.T, ns string, mut ...func(*v1alpha1.AgentRuntime)) client.ObjectKey {
 	t.Helper()
 	ar := agent(append([]func(*v1alpha1.AgentRuntime){func(a *v1alpha1.AgentRuntime) {
 		a.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts"}
 	}}, mut...)...)
 	ar = createAgent(t, ar, ns)
-	pack := &v1alpha1.PromptPack{ObjectMeta: metav1.ObjectMeta{Name: "prompts-1", Namespace: ns, Labels: map[string]string{rules.PromptPackLabel: "prompts"}}}
-	pack.Spec.PackName, pack.Spec.Version = "prompts", "1.0.0"
-	pack.Spec.Source.ConfigMapRef = &v1alpha1.LocalObjectReference{Name: "prompts"}
-	if err := k8s.Create(context.Background(), pack); err != nil {
-		t.Fatal(err)
-	}
+	createPack(t, ns, "prompts", "1.0.0", v1alpha1.PromptPackPhaseReady)
 	return client.ObjectKeyFromObject(ar)
 }
 

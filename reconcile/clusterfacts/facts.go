@@ -304,3 +304,34 @@ func (f *Facts) AgentRuntimeQuotaEntries(namespace string) []rules.AgentRuntimeQ
 	}
 	return out
 }
+
+// ToolRegistry implements rules.Facts.
+func (f *Facts) ToolRegistry(namespace, name string) (*v1alpha1.ToolRegistry, bool) {
+	r := &v1alpha1.ToolRegistry{}
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, r, "ToolRegistry") {
+		return nil, false
+	}
+	return r, true
+}
+
+// AgentRuntime implements rules.Facts.
+func (f *Facts) AgentRuntime(namespace, name string) (*v1alpha1.AgentRuntime, bool) {
+	a := &v1alpha1.AgentRuntime{}
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, a, "AgentRuntime") {
+		return nil, false
+	}
+	return a, true
+}
+
+// PersistentVolumeClaimExists implements rules.Facts. It reads the claim's
+// metadata only (a PartialObjectMetadata get: through the manager's cache
+// that is a metadata informer, never the claims' specs).
+func (f *Facts) PersistentVolumeClaimExists(namespace, name string) bool {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	return f.get(client.ObjectKey{Namespace: namespace, Name: name}, m, "PersistentVolumeClaim")
+}
+
+// StatusObserved implements rules.Facts: objects read from the cluster carry
+// the status their controllers write.
+func (f *Facts) StatusObserved() bool { return true }

@@ -82,6 +82,15 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if got := f.AgentRuntimeQuotaEntries("agents"); got != nil {
 				t.Errorf("AgentRuntimeQuotaEntries = %v", got)
 			}
+			if _, ok := f.ToolRegistry("agents", "tools"); ok {
+				t.Error("ToolRegistry found")
+			}
+			if _, ok := f.AgentRuntime("agents", "billing"); ok {
+				t.Error("AgentRuntime found")
+			}
+			if f.PersistentVolumeClaimExists("agents", "media") {
+				t.Error("PersistentVolumeClaim found")
+			}
 			err := f.Err()
 			if !c.recorded {
 				if err != nil {
@@ -98,7 +107,8 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
 				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
 			}
-			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces", "AgentRuntimes in namespace agents"} {
+			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces",
+				"AgentRuntimes in namespace agents", "ToolRegistry agents/tools", "AgentRuntime agents/billing", "PersistentVolumeClaim agents/media"} {
 				if !strings.Contains(err.Error(), what) {
 					t.Errorf("Err = %v, does not name the lookup %q", err, what)
 				}
