@@ -3,6 +3,7 @@ package rules
 import (
 	"strconv"
 
+	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -69,14 +70,15 @@ func init() {
 		"A job of type datagen needs a licence granting dataGeneration; refused at admission, and a run that breaks it fails with reason LicenseViolation.",
 		"arenajob.md#type", arenaJobKinds, arenaJobTypeGate(v1alpha1.ArenaJobTypeDataGen, FeatureDataGeneration))
 	gate("arenajob/license-scheduling",
-		"A job with a schedule (a non-empty schedule.cron) needs a licence granting scheduling; a job without one runs once.",
+		"A job with a schedule (a schedule.cron that parses) needs a licence granting scheduling; a job without one runs once. "+
+			"A cron that does not parse schedules nothing: arenajob/schedule-cron-invalid reports it.",
 		"arenajob.md#schedule", []string{kindArenaJob}, checkArenaJobSchedulingLicense)
 	gate("arenajob/license-distributed-workers",
 		"More than one worker — workers.replicas after the workspace's maxWorkersPerJob cap, when the facts know the Workspace — needs a licence granting distributedWorkers.",
 		"arenajob.md#workers", arenaJobKinds, checkArenaJobDistributedWorkers)
 	gate("arenajob/license-max-worker-replicas",
-		"The capped worker count (workers.replicas after the workspace's maxWorkersPerJob) is at most the licence's limits.maxWorkerReplicas (0: unlimited). "+
-			"Judged when the licence grants distributedWorkers; without it arenajob/license-distributed-workers refuses any count above 1.",
+		"The capped worker count (workers.replicas after the workspace's maxWorkersPerJob) is at most the licence's limits.maxWorkerReplicas "+
+			"(0: unlimited; 1 on open-core, where arenajob/license-distributed-workers also refuses any count above 1).",
 		"arenajob.md#workers", arenaJobKinds, checkArenaJobMaxWorkerReplicas)
 	Default.Register(Rule{
 		ID:        "arenajob/license-max-scenarios",
@@ -104,11 +106,17 @@ func arenaJobTypeGate(typ v1alpha1.ArenaJobType, feature string) Check {
 }
 
 func checkArenaJobSchedulingLicense(in Input) field.ErrorList {
-	spec, path, _ := arenaJobSpecOf(in)
-	if spec == nil || spec.Schedule == nil || spec.Schedule.Cron == "" || in.Facts.License().Has(FeatureScheduling) {
+	s, path := arenaJobSchedule(in)
+	if s == nil || in.Facts.License().Has(FeatureScheduling) {
 		return nil
 	}
-	return field.ErrorList{field.Forbidden(path.Child("schedule", "cron"),
+	// A cron that does not parse schedules nothing (the job starts no runs;
+	// arenajob/schedule-cron-invalid reports it): the gate judges the update
+	// that makes it parse.
+	if _, err := cron.ParseStandard(s.Cron); err != nil {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(path.Child("cron"),
 		"a scheduled job needs an enterprise licence granting the "+FeatureScheduling+" feature; install such a licence or remove spec.schedule.cron to run the job once")}
 }
 
@@ -138,7 +146,7 @@ func checkArenaJobDistributedWorkers(in Input) field.ErrorList {
 func checkArenaJobMaxWorkerReplicas(in Input) field.ErrorList {
 	n, path, ok := arenaJobLicensedWorkers(in)
 	lic := in.Facts.License()
-	if !ok || !lic.Has(FeatureDistributedWorkers) {
+	if !ok {
 		return nil
 	}
 	if limit := lic.MaxWorkerReplicas(); limit > 0 && int(n) > limit {

@@ -137,6 +137,9 @@ func TestLicenseGates(t *testing.T) {
 		{name: "schedule licensed", kind: kindArenaJob, obj: licenseEvalJob(scheduled), facts: licenseTestFacts{license: licensedWith(licensing.FeatureScheduling)}},
 		{name: "schedule on open-core", kind: kindArenaJob, obj: licenseEvalJob(scheduled), facts: openCore,
 			want: []string{scheduling + " spec.schedule.cron"}},
+		{name: "unparsable cron on open-core schedules nothing", kind: kindArenaJob, obj: licenseEvalJob(func(j *v1alpha1.ArenaJob) {
+			j.Spec.Schedule = &v1alpha1.ArenaJobSchedule{Cron: "every night", Timezone: "UTC"}
+		}), facts: openCore},
 		{name: "empty cron on open-core runs once", kind: kindArenaJob, obj: licenseEvalJob(func(j *v1alpha1.ArenaJob) {
 			j.Spec.Schedule = &v1alpha1.ArenaJobSchedule{Timezone: "UTC"}
 		}), facts: openCore},
@@ -144,7 +147,9 @@ func TestLicenseGates(t *testing.T) {
 		{name: "one worker on open-core", kind: kindArenaJob, obj: licenseEvalJob(withWorkers(1)), facts: openCore},
 		{name: "three workers licensed", kind: kindArenaJob, obj: licenseEvalJob(withWorkers(3)), facts: licenseTestFacts{license: licensedWith(licensing.FeatureDistributedWorkers)}},
 		{name: "three workers on open-core", kind: kindArenaJob, obj: licenseEvalJob(withWorkers(3)), facts: openCore,
-			want: []string{distributed + " spec.workers.replicas"}},
+			want: []string{distributed + " spec.workers.replicas", maxWorkers + " spec.workers.replicas"}},
+		{name: "three workers licensed without a worker limit", kind: kindArenaJob, obj: licenseEvalJob(withWorkers(3)),
+			facts: licenseTestFacts{license: licensedWith(licensing.FeatureDistributedWorkers)}},
 		{name: "three workers capped to one by the workspace on open-core", kind: kindArenaJob, obj: licenseEvalJob(withWorkers(3)),
 			facts: licenseTestFacts{license: licensing.OpenCore(), workspace: arenaJobWorkspace(1)}},
 
