@@ -54,7 +54,7 @@ type Options struct {
 	BuiltinRuntimeImage, FacadeImage, PolicyBrokerImage string
 	// Clock stamps condition transitions.
 	Clock   clock.PassiveClock
-	License rules.License
+	License rules.LicenseSource
 }
 
 // Reconciler reconciles AgentRuntimes.
