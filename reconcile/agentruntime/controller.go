@@ -55,7 +55,7 @@ type Options struct {
 	BuiltinRuntimeImage, FacadeImage, PolicyBrokerImage string
 	// Clock stamps condition transitions.
 	Clock   clock.PassiveClock
-	License rules.License
+	License rules.LicenseSource
 }
 
 // Reconciler reconciles AgentRuntimes.
