@@ -18,6 +18,9 @@
 //   - Concurrency: Allow starts alongside active runs; Forbid skips the tick
 //     (RunSkipped event, recorded as passed in lastScheduleTime); Replace
 //     sets spec.cancelled on the active runs, then starts the new one.
+//   - The workspace's quotas.arena.maxJobsPerDay: a due tick is skipped
+//     (Warning RunSkipped, recorded as passed) when the namespace's runs of
+//     the last 24 hours use up the allowance.
 //   - Suspend: no run starts, nextScheduleTime is cleared, a Suspended event
 //     is recorded.
 //   - History: finished runs beyond successfulRunsHistoryLimit (3) and
@@ -149,7 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}
-	runs, err := r.listRuns(ctx, job)
+	runs, all, err := r.listRuns(ctx, job)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -157,6 +160,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	o := outcome{runs: runs}
 	var result ctrl.Result
 	var skipped, missed int
+	var quota DailyQuota
 
 	scheduled := job.Spec.Schedule != nil && job.Spec.Schedule.Cron != ""
 	switch {
@@ -191,9 +195,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		d := Decide(TickInput{Schedule: sched, Policy: job.Spec.Schedule.ConcurrencyPolicy,
 			Active: len(active), Since: since, Now: now})
 		o.next, missed = d.Next, d.Missed
+		if d.Action == TickStart {
+			ws, _ := facts.Workspace(job.Namespace)
+			if err := facts.Err(); err != nil {
+				return ctrl.Result{}, fmt.Errorf("reading the Workspace: %w", err)
+			}
+			if quota = DailyRunQuota(ws, all, now); quota.Exhausted() {
+				d.Action, d.Replace = TickSkip, false
+			}
+		}
 		switch d.Action {
 		case TickSkip:
-			o.tick, skipped = d.Tick, len(active)
+			o.tick, skipped = d.Tick, max(len(active), 1)
 		case TickStart:
 			if d.Replace {
 				if err := r.cancel(ctx, job, active); err != nil {
@@ -233,7 +246,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			r.event(job, corev1.EventTypeNormal, EventSuspended, "Suspend", SuspendedMessage)
 		}
 	}
-	if skipped > 0 {
+	if skipped > 0 && quota.Exhausted() {
+		r.event(job, corev1.EventTypeWarning, EventRunSkipped, "Schedule",
+			"the tick of "+o.tick.UTC().Format(time.RFC3339)+" was skipped: the workspace's quotas.arena.maxJobsPerDay ("+
+				strconv.Itoa(quota.Limit)+") is used up by the "+strconv.Itoa(quota.Used)+" run(s) of the last 24 hours in namespace "+
+				job.Namespace+"; it is recorded as passed")
+	} else if skipped > 0 {
 		r.event(job, corev1.EventTypeNormal, EventRunSkipped, "Schedule",
 			"the tick of "+o.tick.UTC().Format(time.RFC3339)+" was skipped: concurrencyPolicy Forbid and "+
 				strconv.Itoa(skipped)+" run(s) still active; it is recorded as passed")
@@ -261,19 +279,20 @@ func (r *Reconciler) event(job *v1alpha1.ArenaJob, typ, reason, action, note str
 	}
 }
 
-// listRuns returns the runs the job controls, in its namespace.
-func (r *Reconciler) listRuns(ctx context.Context, job *v1alpha1.ArenaJob) ([]*v1alpha1.ArenaRun, error) {
+// listRuns returns the runs the job controls and every run of its
+// namespace (the daily quota counts them all).
+func (r *Reconciler) listRuns(ctx context.Context, job *v1alpha1.ArenaJob) (mine, all []*v1alpha1.ArenaRun, err error) {
 	list := &v1alpha1.ArenaRunList{}
 	if err := r.client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
-		return nil, fmt.Errorf("listing ArenaRuns: %w", err)
+		return nil, nil, fmt.Errorf("listing ArenaRuns: %w", err)
 	}
-	var out []*v1alpha1.ArenaRun
 	for i := range list.Items {
+		all = append(all, &list.Items[i])
 		if owned(&list.Items[i], job) {
-			out = append(out, &list.Items[i])
+			mine = append(mine, &list.Items[i])
 		}
 	}
-	return out, nil
+	return mine, all, nil
 }
 
 func owned(run *v1alpha1.ArenaRun, job *v1alpha1.ArenaJob) bool {

@@ -523,3 +523,43 @@ func TestRestartAfterMissedTicksRunsOnlyTheLatest(t *testing.T) {
 	}
 	h.eventuallyEvents("Normal/" + EventMissedTicks)
 }
+
+func TestMaxJobsPerDaySkipsTheTick(t *testing.T) {
+	h := newJob(t, "0 * * * *", v1alpha1.ArenaJobConcurrencyAllow)
+	two := int32(2)
+	ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: h.key.Namespace},
+		Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: h.key.Namespace},
+			Quotas: &v1alpha1.WorkspaceQuotas{Arena: &v1alpha1.WorkspaceArenaQuota{MaxJobsPerDay: &two}}}}
+	if err := direct.Create(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = direct.Delete(context.Background(), ws) })
+	// The workspace's other job already started a run today.
+	other := &v1alpha1.ArenaRun{ObjectMeta: metav1.ObjectMeta{Namespace: h.key.Namespace, Name: "other-manual"},
+		Spec: v1alpha1.ArenaRunSpec{JobRef: v1alpha1.LocalObjectReference{Name: "other"},
+			Template: v1alpha1.ArenaJobSpec{SourceRef: v1alpha1.LocalObjectReference{Name: "project"}}}}
+	if err := direct.Create(context.Background(), other); err != nil {
+		t.Fatal(err)
+	}
+
+	h.at(h.tick(1).Add(time.Second))
+	h.reconcile()
+	h.at(h.tick(2).Add(time.Second))
+	h.reconcile() // the allowance (2) is used up: other-manual and tick 1's run
+	want := []string{RunName("eval", h.tick(1)), "other-manual"}
+	slices.Sort(want)
+	if got := h.runNames(); !slices.Equal(got, want) {
+		t.Fatalf("runs %v, want %v", got, want)
+	}
+	if j := h.job(); !j.Status.LastScheduleTime.Time.Equal(h.tick(2)) || !j.Status.NextScheduleTime.Time.Equal(h.tick(3)) {
+		t.Fatalf("the skipped tick must be recorded as passed: %+v", j.Status)
+	}
+	h.eventuallyEvents("Warning/" + EventRunSkipped)
+
+	// A day after the first runs, the allowance is back.
+	h.at(h.job().CreationTimestamp.Add(25 * time.Hour).Truncate(time.Hour).Add(time.Second))
+	h.reconcile()
+	if got := h.runNames(); len(got) != 3 {
+		t.Fatalf("runs a day later: %v", got)
+	}
+}

@@ -156,3 +156,37 @@ func ToPrune(spec *v1alpha1.ArenaJobSpec, runs []*v1alpha1.ArenaRun) []*v1alpha1
 	SortRuns(out)
 	return out
 }
+
+// DailyQuota is the workspace's spec.quotas.arena.maxJobsPerDay as the
+// scheduler sees it.
+type DailyQuota struct {
+	// Applies: the workspace sets maxJobsPerDay.
+	Applies bool
+	// Limit is maxJobsPerDay (0 admits none).
+	Limit int
+	// Used counts the namespace's runs started or waiting in the last 24
+	// hours: every ArenaRun, of any job, dated (tick or creation) in
+	// (now-24h, now].
+	Used int
+}
+
+// Exhausted reports whether the allowance is used up: a due tick is then
+// skipped, recorded as passed, with a Warning RunSkipped event
+// (arenajob.md#schedule).
+func (q DailyQuota) Exhausted() bool { return q.Applies && q.Used >= q.Limit }
+
+// DailyRunQuota is the daily quota of ws (nil: none) over the namespace's
+// runs at now. Pure.
+func DailyRunQuota(ws *v1alpha1.Workspace, runs []*v1alpha1.ArenaRun, now time.Time) DailyQuota {
+	if ws == nil || ws.Spec.Quotas == nil || ws.Spec.Quotas.Arena == nil || ws.Spec.Quotas.Arena.MaxJobsPerDay == nil {
+		return DailyQuota{}
+	}
+	q := DailyQuota{Applies: true, Limit: int(*ws.Spec.Quotas.Arena.MaxJobsPerDay)}
+	from := now.Add(-24 * time.Hour)
+	for _, r := range runs {
+		if t := startedAt(r); t.After(from) && !t.After(now) {
+			q.Used++
+		}
+	}
+	return q
+}

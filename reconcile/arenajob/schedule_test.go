@@ -160,3 +160,36 @@ func TestToPrune(t *testing.T) {
 		t.Errorf("active: got %v, want [r7 p8] (a run with no phase yet is active)", got)
 	}
 }
+
+func TestDailyRunQuota(t *testing.T) {
+	i32 := func(n int32) *int32 { return &n }
+	ws := func(limit *int32) *v1alpha1.Workspace {
+		return &v1alpha1.Workspace{Spec: v1alpha1.WorkspaceSpec{Quotas: &v1alpha1.WorkspaceQuotas{
+			Arena: &v1alpha1.WorkspaceArenaQuota{MaxJobsPerDay: limit}}}}
+	}
+	now := at("2026-03-02T12:00:00Z")
+	runs := []*v1alpha1.ArenaRun{
+		run("old", v1alpha1.ArenaRunPhaseSucceeded, "2026-03-01T11:00:00Z"), // 25h ago: out
+		run("edge", v1alpha1.ArenaRunPhaseSucceeded, "2026-03-01T12:00:00Z"), // exactly 24h ago: out
+		run("a", v1alpha1.ArenaRunPhaseCancelled, "2026-03-01T13:00:00Z"),
+		run("b", v1alpha1.ArenaRunPhasePending, "2026-03-02T11:00:00Z"),
+	}
+	cases := []struct {
+		name      string
+		ws        *v1alpha1.Workspace
+		want      DailyQuota
+		exhausted bool
+	}{
+		{"no workspace", nil, DailyQuota{}, false},
+		{"no maxJobsPerDay", ws(nil), DailyQuota{}, false},
+		{"room left", ws(i32(3)), DailyQuota{Applies: true, Limit: 3, Used: 2}, false},
+		{"used up (waiting and cancelled runs count)", ws(i32(2)), DailyQuota{Applies: true, Limit: 2, Used: 2}, true},
+		{"0 admits none", ws(i32(0)), DailyQuota{Applies: true, Limit: 0, Used: 2}, true},
+	}
+	for _, c := range cases {
+		got := DailyRunQuota(c.ws, runs, now)
+		if got != c.want || got.Exhausted() != c.exhausted {
+			t.Errorf("%s: got %+v (exhausted %v), want %+v (%v)", c.name, got, got.Exhausted(), c.want, c.exhausted)
+		}
+	}
+}
