@@ -169,7 +169,7 @@ func TestDailyRunQuota(t *testing.T) {
 	}
 	now := at("2026-03-02T12:00:00Z")
 	runs := []*v1alpha1.ArenaRun{
-		run("old", v1alpha1.ArenaRunPhaseSucceeded, "2026-03-01T11:00:00Z"), // 25h ago: out
+		run("old", v1alpha1.ArenaRunPhaseSucceeded, "2026-03-01T11:00:00Z"),  // 25h ago: out
 		run("edge", v1alpha1.ArenaRunPhaseSucceeded, "2026-03-01T12:00:00Z"), // exactly 24h ago: out
 		run("a", v1alpha1.ArenaRunPhaseCancelled, "2026-03-01T13:00:00Z"),
 		run("b", v1alpha1.ArenaRunPhasePending, "2026-03-02T11:00:00Z"),
