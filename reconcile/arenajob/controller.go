@@ -195,6 +195,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		d := Decide(TickInput{Schedule: sched, Policy: job.Spec.Schedule.ConcurrencyPolicy,
 			Active: len(active), Since: since, Now: now})
 		o.next, missed = d.Next, d.Missed
+		if !d.Next.IsZero() {
+			result.RequeueAfter = max(d.Next.Sub(now), time.Second)
+		}
+		if d.Action != TickNone {
+			if run := find(runs, RunName(job.Name, d.Tick)); run != nil {
+				// The tick already has its run: the job read here is older
+				// than the reconcile that started it (a cache not yet
+				// caught up). Record it; skip, cancel or start nothing.
+				o.tick, o.started, missed = d.Tick, run.Name, 0
+				break
+			}
+		}
 		if d.Action == TickStart {
 			ws, _ := facts.Workspace(job.Namespace)
 			if err := facts.Err(); err != nil {
@@ -218,9 +230,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 				return ctrl.Result{}, err
 			}
 			o.tick, o.started, o.runs = d.Tick, run.Name, upsert(o.runs, run)
-		}
-		if !d.Next.IsZero() {
-			result.RequeueAfter = max(d.Next.Sub(now), time.Second)
 		}
 	}
 
@@ -366,6 +375,16 @@ func (r *Reconciler) prune(ctx context.Context, job *v1alpha1.ArenaJob, runs []*
 		}
 	}
 	return left, nil
+}
+
+// find returns the run named name, or nil.
+func find(runs []*v1alpha1.ArenaRun, name string) *v1alpha1.ArenaRun {
+	for _, r := range runs {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
 }
 
 // upsert puts run into runs, replacing one of the same name.

@@ -563,3 +563,38 @@ func TestMaxJobsPerDaySkipsTheTick(t *testing.T) {
 		t.Fatalf("runs a day later: %v", got)
 	}
 }
+
+// TestTickWithItsRunAlreadyThere: the job's status is older than the run of
+// its tick (a crash between creating the run and writing the status, or a
+// cache behind the API server). The tick's own run is then active: it must
+// not make Forbid skip the tick nor Replace cancel it.
+func TestTickWithItsRunAlreadyThere(t *testing.T) {
+	for _, policy := range []v1alpha1.ArenaJobConcurrencyPolicy{v1alpha1.ArenaJobConcurrencyForbid, v1alpha1.ArenaJobConcurrencyReplace} {
+		t.Run(string(policy), func(t *testing.T) {
+			h := newJob(t, "0 * * * *", policy)
+			h.at(h.tick(1).Add(time.Second))
+			h.reconcile()
+			name := RunName("eval", h.tick(1))
+			h.setPhase(name, v1alpha1.ArenaRunPhaseRunning)
+
+			j := h.job()
+			orig := j.DeepCopy()
+			j.Status = v1alpha1.ArenaJobStatus{}
+			if err := direct.Status().Patch(context.Background(), j, client.MergeFrom(orig)); err != nil {
+				t.Fatal(err)
+			}
+			h.restart()
+			h.reconcile()
+			if got := h.runNames(); !slices.Equal(got, []string{name}) {
+				t.Fatalf("runs %v", got)
+			}
+			if h.runs()[name].Spec.Cancelled {
+				t.Fatal("the tick's own run was cancelled")
+			}
+			j = h.job()
+			if j.Status.LastRunRef == nil || j.Status.LastRunRef.Name != name || !j.Status.LastScheduleTime.Time.Equal(h.tick(1)) {
+				t.Fatalf("status %+v: the tick must be recorded as started by %s", j.Status, name)
+			}
+		})
+	}
+}
