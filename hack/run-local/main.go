@@ -153,7 +153,10 @@ func run() error {
 		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(state, "operator.log"),
-		Args:        append([]string{"--excluded-namespace", excluded}, licenseArgs...),
+		// --arena: the Arena controllers (enterprise) run in local
+		// development, as enterprise.enabled in the chart; with --open-core
+		// they still run and the licence gates refuse what needs a licence.
+		Args: append([]string{"--excluded-namespace", excluded, "--arena"}, licenseArgs...),
 	})
 	if err != nil {
 		return err

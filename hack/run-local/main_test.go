@@ -77,6 +77,31 @@ func TestRunLocal(t *testing.T) {
 		lic.Labels["omnia.altairalabs.ai/development-license"] != "true" || len(lic.Data["license"]) == 0 {
 		t.Errorf("the development licence Secret: %v %v", err, lic.Labels)
 	}
+	// The Arena controllers run (--arena) and the development licence grants
+	// scheduling: a scheduled ArenaJob is admitted and gets Ready=True
+	// (Scheduled) with its next tick.
+	aj := &v1alpha1.ArenaJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "agents"},
+		Spec: v1alpha1.ArenaJobSpec{SourceRef: v1alpha1.LocalObjectReference{Name: "project"},
+			Schedule: &v1alpha1.ArenaJobSchedule{Cron: "0 2 * * *"}},
+	}
+	if err := c.Create(ctx, aj); err != nil {
+		t.Fatalf("a scheduled ArenaJob under the development licence: %v", err)
+	}
+	if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		got := &v1alpha1.ArenaJob{}
+		if c.Get(ctx, client.ObjectKeyFromObject(aj), got) != nil || got.Status.NextScheduleTime == nil {
+			return false, nil
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == v1alpha1.ArenaJobConditionReady {
+				return cond.Status == metav1.ConditionTrue && cond.Reason == v1alpha1.ArenaJobReasonScheduled, nil
+			}
+		}
+		return false, nil
+	}) != nil {
+		t.Errorf("the scheduled ArenaJob got no Ready=True Scheduled with a nextScheduleTime within a minute (log %s)", filepath.Join(state, "operator.log"))
+	}
 	// It is a cluster: an applied Deployment gets a ready pod on the
 	// simulated Node (nothing here writes its status).
 	dep := &appsv1.Deployment{
