@@ -34,7 +34,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	}
 	for _, e := range ar.Spec.Providers {
 		if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok && p != nil {
-			plan.res.Providers[e.Name] = ResolvedProvider{Provider: p}
+			plan.res.Providers[e.Name] = ResolvedProvider{Provider: p, SecretKey: providerSecretKey(p, facts)}
 		}
 	}
 	if ref := ar.Spec.PromptPackRef; ref != nil {
@@ -52,4 +52,23 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	applyWorkspaceQuota(ar, facts, &plan, in)
 	resolveAutoscaling(ar, facts, &plan.res)
 	return plan
+}
+
+// providerSecretKey is the key of the Provider's credential Secret the pod
+// reads, chosen by rules.ProviderSecretKey over the keys the Secret holds:
+// the same choice the Provider's SecretFound condition and the webhook make,
+// so the runtime reads the key the Provider reported. "" when the Provider
+// has no Secret credential or the Secret holds no candidate key (the builder
+// then falls back to credential.secretRef.key, if set).
+func providerSecretKey(p *v1alpha1.Provider, facts *clusterfacts.Facts) string {
+	c := p.Spec.Credential
+	if c == nil || c.SecretRef == nil {
+		return ""
+	}
+	keys, found := facts.SecretKeys(p.Namespace, c.SecretRef.Name)
+	if !found {
+		return ""
+	}
+	key, _, _ := rules.ProviderSecretKey(p, keys)
+	return key
 }
