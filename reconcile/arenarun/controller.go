@@ -242,7 +242,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !equality.Semantic.DeepEqual(run.Status, *st) {
 		orig := run.DeepCopy()
 		run.Status = *st
-		if err := r.client.Status().Patch(ctx, run, client.MergeFrom(orig)); err != nil {
+		// Optimistic lock: a reconcile that read a stale run (the cache
+		// behind an earlier write) must not pin source or queue a second
+		// time; it conflicts and looks again.
+		if err := r.client.Status().Patch(ctx, run, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
+			}
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 		log.V(1).Info("status updated", "phase", st.Phase)
@@ -273,7 +279,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	ws, _ := facts.Workspace(run.Namespace)
 
 	// 1. The source, pinned once.
-	resolved, pinnedNow, err := r.pinSource(ctx, run, st, now, s)
+	resolved, err := r.pinSource(ctx, run, st, now, s)
 	if err != nil || st.Source == nil || terminal(st.Phase) {
 		return err
 	}
@@ -371,14 +377,16 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 			resolved = &rs
 			selected = selectScenarios(rs.Scenarios, t.Scenarios)
 		}
-		_ = pinnedNow
 		if done, err := r.enqueue(ctx, run, st, q, selected, resolved.Providers, now, s); err != nil || done {
 			return err
 		}
 	}
 
 	// 6. The worker Job.
-	job := WorkerJob(run, r.opts.WorkerImage, workers)
+	// The Job reads the queue and source this reconcile pinned.
+	pinned := run.DeepCopy()
+	pinned.Status = *st
+	job := WorkerJob(pinned, r.opts.WorkerImage, workers)
 	if err := r.apply(ctx, job); err != nil {
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil
@@ -419,10 +427,10 @@ func (r *Reconciler) holdJob(st *v1alpha1.ArenaRunStatus, msg string, gen int64,
 
 // pinSource pins status.source once from the run's ArenaProject. It returns
 // what the resolver read when it resolved in this reconcile.
-func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) (*Resolved, bool, error) {
+func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) (*Resolved, error) {
 	gen := run.Generation
 	if st.Source != nil {
-		return nil, false, nil
+		return nil, nil
 	}
 	wait := func(reason, msg string) {
 		setSourceValid(st, false, reason, msg, gen, now)
@@ -434,31 +442,31 @@ func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, project); err != nil {
 		if apierrors.IsNotFound(err) {
 			wait(ReasonProjectNotFound, "ArenaProject "+name+" does not exist")
-			return nil, false, nil
+			return nil, nil
 		}
-		return nil, false, err
+		return nil, err
 	}
 	if project.Status.Phase != v1alpha1.ArenaProjectPhaseReady {
 		wait(ReasonProjectNotReady, "ArenaProject "+name+" is not Ready")
-		return nil, false, nil
+		return nil, nil
 	}
 	if r.opts.Resolver == nil {
 		wait(ReasonSourceResolverUnavailable, "the operator has no ArenaProject ref resolver yet")
-		return nil, false, nil
+		return nil, nil
 	}
 	rs, err := r.opts.Resolver.Resolve(ctx, project, run.Spec.Template.Ref, run.Spec.Template.ArenaFile)
 	if err != nil {
 		if reason := resolutionReason(err); reason != "" {
 			setSourceValid(st, false, reason, err.Error(), gen, now)
 			fail(st, reason, err.Error(), gen, now, s)
-			return nil, false, nil
+			return nil, nil
 		}
-		return nil, false, fmt.Errorf("resolving %s of ArenaProject %s: %w", run.Spec.Template.Ref, name, err)
+		return nil, fmt.Errorf("resolving %s of ArenaProject %s: %w", run.Spec.Template.Ref, name, err)
 	}
 	src := rs.Source
 	st.Source = &src
 	setSourceValid(st, true, ReasonSourcePinned, "commit "+src.Commit+" of "+src.Ref+" pinned", gen, now)
-	return &rs, true, nil
+	return &rs, nil
 }
 
 func (r *Reconciler) resolve(ctx context.Context, run *v1alpha1.ArenaRun, ref string) (Resolved, error) {
@@ -707,18 +715,17 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 	return nil
 }
 
-// apply server-side applies the Job unless the live one carries the same
-// applied hash; job is left as the API server has it.
+// apply server-side applies the Job when it does not exist yet (recording
+// the applied hash); job is left as the API server has it.
 func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
 	hash := appliedHash(job)
 	live := &batchv1.Job{}
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(job), live)
 	switch {
-	case err == nil && live.Annotations[AppliedHashAnnotation] == hash:
-		*job = *live
-		return nil
 	case err == nil:
-		// A Job's pod template is immutable: the first one stays.
+		// Applied already (same hash), or applied from an earlier spec: a
+		// Job's pod template is immutable and a run's template frozen, so
+		// the first Job stays.
 		*job = *live
 		return nil
 	case !apierrors.IsNotFound(err):
