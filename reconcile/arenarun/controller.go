@@ -647,8 +647,8 @@ func outcome(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, results [
 			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, "load-test thresholds failed: " + entries["thresholds_passed"], summary
 		}
 		enumerated := t.LoadTest == nil || t.LoadTest.Duration == ""
-		if enumerated && c.Failed > 0 {
-			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, fmt.Sprintf("%d load-test items failed", c.Failed), summary
+		if failedItems := summary[queue.KeyFailedItems]; enumerated && failedItems != "0" {
+			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, failedItems + " load-test items failed", summary
 		}
 	}
 	return v1alpha1.ArenaRunPhaseSucceeded, ReasonSucceeded,
