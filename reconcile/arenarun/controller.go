@@ -90,6 +90,9 @@ type Options struct {
 	PollInterval time.Duration
 	// ProjectRetry is how often a run waiting for its project is retried. Default 30s.
 	ProjectRetry time.Duration
+	// QuotaRetry is how often a run waiting for the workspace quota looks
+	// again. Default 15s.
+	QuotaRetry time.Duration
 	// ResultTTL bounds how long a finished run's queue keys stay. Default 24h.
 	ResultTTL time.Duration
 	// License is the licence handed to the rules (nil: open-core).
@@ -119,6 +122,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProjectRetry <= 0 {
 		o.ProjectRetry = 30 * time.Second
+	}
+	if o.QuotaRetry <= 0 {
+		o.QuotaRetry = 15 * time.Second
 	}
 	if o.ResultTTL <= 0 {
 		o.ResultTTL = 24 * time.Hour
@@ -317,18 +323,25 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	if workers == 0 {
 		workers = rules.ArenaJobCappedWorkers(t, ws)
 	}
-	quotaPresent := ws != nil && ws.Spec.Quotas != nil && ws.Spec.Quotas.Arena != nil
-	if quotaPresent && st.StartTime == nil {
-		requested := int32(1)
-		if t.Workers != nil && t.Workers.Replicas != nil {
-			requested = *t.Workers.Replicas
+	requested := int32(1)
+	if t.Workers != nil && t.Workers.Replicas != nil {
+		requested = *t.Workers.Replicas
+	}
+	var others []v1alpha1.ArenaRun
+	if ws != nil && ws.Spec.Quotas != nil && ws.Spec.Quotas.Arena != nil && st.StartTime == nil {
+		list := &v1alpha1.ArenaRunList{}
+		if err := r.client.List(ctx, list, client.InNamespace(run.Namespace)); err != nil {
+			return fmt.Errorf("listing the namespace's ArenaRuns for the workspace quota: %w", err)
 		}
-		if workers < requested {
-			setWithinWorkspaceQuota(st, true, true, v1alpha1.ArenaRunReasonWorkersClamped,
-				fmt.Sprintf("the run asks for %d workers and the workspace's maxWorkersPerJob is %d: it runs with %d", requested, workers, workers), gen, now)
-		} else {
-			setWithinWorkspaceQuota(st, true, true, v1alpha1.ArenaRunReasonQuotaSatisfied, "the workspace's arena quota admits the run", gen, now)
-		}
+		others = list.Items
+	}
+	qv := decideQuota(runWithStatus(run, st), others, ws, requested, workers, now.Time)
+	setWithinWorkspaceQuota(st, qv.present, qv.admitted, qv.reason, qv.message, gen, now)
+	if !qv.admitted {
+		setReady(st, v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota, qv.message, gen, now)
+		s.after(r.opts.QuotaRetry)
+		s.after(qv.retry)
+		return nil
 	}
 
 	// 4. The service group and the queue, pinned once.
@@ -384,9 +397,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 
 	// 6. The worker Job.
 	// The Job reads the queue and source this reconcile pinned.
-	pinned := run.DeepCopy()
-	pinned.Status = *st
-	job := WorkerJob(pinned, r.opts.WorkerImage, workers)
+	job := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers)
 	if err := r.apply(ctx, job); err != nil {
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil
@@ -406,6 +417,13 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 
 	// 7. Progress and the end.
 	return r.observeQueue(ctx, run, st, q, job, now, s)
+}
+
+// runWithStatus is run with the status computed so far.
+func runWithStatus(run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus) *v1alpha1.ArenaRun {
+	c := run.DeepCopy()
+	c.Status = *st
+	return c
 }
 
 // holdJob leaves the worker Job uncreated: JobCreated=False

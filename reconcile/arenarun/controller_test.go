@@ -115,7 +115,7 @@ func runMain(m *testing.M) int {
 	}
 	if err := SetupWithManager(mgr, Options{
 		Resolver: resolver, DefaultRedisURL: defaultRedisURL, MaxItems: testMaxItems,
-		PollInterval: 100 * time.Millisecond, License: enterprise(), SkipNameValidation: true,
+		PollInterval: 100 * time.Millisecond, QuotaRetry: 200 * time.Millisecond, License: enterprise(), SkipNameValidation: true,
 	}); err != nil {
 		panic(err)
 	}
@@ -148,9 +148,13 @@ type mainTB struct {
 	dirs     []string
 }
 
-func (t *mainTB) Helper()                   {}
-func (t *mainTB) Cleanup(f func())          { t.cleanups = append(t.cleanups, f) }
-func (t *mainTB) Fatalf(f string, a ...any) { t.failed = true; fmt.Fprintf(os.Stderr, f+"\n", a...); panic("redis") }
+func (t *mainTB) Helper()          {}
+func (t *mainTB) Cleanup(f func()) { t.cleanups = append(t.cleanups, f) }
+func (t *mainTB) Fatalf(f string, a ...any) {
+	t.failed = true
+	fmt.Fprintf(os.Stderr, f+"\n", a...)
+	panic("redis")
+}
 func (t *mainTB) TempDir() string {
 	d, err := os.MkdirTemp("", "arenarun-redis-")
 	if err != nil {

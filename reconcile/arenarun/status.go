@@ -1,6 +1,7 @@
 package arenarun
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -121,7 +122,15 @@ func setWithinWorkspaceQuota(st *v1alpha1.ArenaRunStatus, present bool, admitted
 	if admitted && reason == v1alpha1.ArenaRunReasonQuotaSatisfied {
 		s = metav1.ConditionTrue
 	}
+	prev := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
+	wasAdmitted := prev != nil && (prev.Reason == v1alpha1.ArenaRunReasonQuotaSatisfied || prev.Reason == v1alpha1.ArenaRunReasonWorkersClamped)
 	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionWithinWorkspaceQuota, s, reason, msg, gen), now)
+	if admitted && !wasAdmitted {
+		// The admission time (AdmissionTimeout, maxJobsPerDay) is the
+		// condition's lastTransitionTime, even from False to False
+		// (waiting → WorkersClamped).
+		meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota).LastTransitionTime = now
+	}
 }
 
 // finish moves st to a final phase at now.
