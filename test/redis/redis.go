@@ -35,23 +35,35 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatalf("redis-server not found: run hack/ensure-redis.sh (make redis): %v", err)
 	}
-	dir := t.TempDir()
+	s, err := StartIn(bin, t.TempDir())
+	if err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// StartIn starts the redis-server binary bin with its files in dir, on a
+// free loopback port (`make run` uses it under .local/redis). Stop it with
+// Stop.
+func StartIn(bin, dir string) (*Server, error) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
 		if err != nil {
-			t.Fatalf("free port: %v", err)
+			return nil, fmt.Errorf("free port: %w", err)
 		}
 		s, err := start(bin, dir, port)
 		if err == nil {
-			t.Cleanup(s.stop)
-			return s
+			return s, nil
 		}
 		lastErr = err
 	}
-	t.Fatalf("start redis-server: %v", lastErr)
-	return nil
+	return nil, lastErr
 }
+
+// Stop kills the server and waits for it.
+func (s *Server) Stop() { s.stop() }
 
 func start(bin, dir string, port int) (*Server, error) {
 	logPath := filepath.Join(dir, "redis-"+strconv.Itoa(port)+".log")
