@@ -90,6 +90,9 @@ type Options struct {
 	PollInterval time.Duration
 	// ProjectRetry is how often a run waiting for its project is retried. Default 30s.
 	ProjectRetry time.Duration
+	// JobDoneGrace is how long after the worker Job completed a run whose
+	// queue is not done waits before it fails (WorkersFailed). Default 30s.
+	JobDoneGrace time.Duration
 	// QuotaRetry is how often a run waiting for the workspace quota looks
 	// again. Default 15s.
 	QuotaRetry time.Duration
@@ -122,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProjectRetry <= 0 {
 		o.ProjectRetry = 30 * time.Second
+	}
+	if o.JobDoneGrace <= 0 {
+		o.JobDoneGrace = 30 * time.Second
 	}
 	if o.QuotaRetry <= 0 {
 		o.QuotaRetry = 15 * time.Second
@@ -617,6 +623,16 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 		if jobFailed {
 			fail(st, ReasonWorkersFailed, "the worker Job failed before the queue was done", gen, now, s)
 			return nil
+		}
+		// Every worker exited with work left and nothing in flight: no one
+		// will finish it. A grace lets reports already sent land first.
+		if jobDone && c.InFlight <= 0 && job.Status.CompletionTime != nil {
+			if left := now.Sub(job.Status.CompletionTime.Time); left >= r.opts.JobDoneGrace {
+				fail(st, ReasonWorkersFailed, fmt.Sprintf("the worker Job completed with %d of %d items not done", m.Total-c.Completed-c.Failed, m.Total), gen, now, s)
+				return nil
+			} else {
+				s.after(r.opts.JobDoneGrace - left)
+			}
 		}
 		setProgressing(st, true, ReasonWorkersRunning, fmt.Sprintf("%d of %d items done", c.Completed+c.Failed, m.Total), gen, now)
 		setReady(st, ReasonRunning, "the workers are executing", gen, now)
