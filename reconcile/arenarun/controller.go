@@ -264,7 +264,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 		log.V(1).Info("status updated", "phase", st.Phase)
-		transitions.Emit(r.recorder, run, orig.Status.Conditions, st.Conditions)
+		transitions.Emit(r.recorder, run, orig.Status.Conditions, eventConditions(st))
 		if orig.Status.Phase != st.Phase && r.recorder != nil {
 			for _, e := range s.events {
 				r.recorder.Eventf(run, nil, e[0], e[1], "Phase", "%s", e[2])
@@ -275,6 +275,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
+}
+
+// eventConditions are the conditions whose transitions make events: all of
+// them, except Progressing turning False because the run ended (the phase
+// event says that; a Warning "Progressing is False" would read as a fault).
+func eventConditions(st *v1alpha1.ArenaRunStatus) []metav1.Condition {
+	if !terminal(st.Phase) {
+		return st.Conditions
+	}
+	out := make([]metav1.Condition, 0, len(st.Conditions))
+	for _, c := range st.Conditions {
+		if c.Type == v1alpha1.ArenaRunConditionProgressing && (c.Reason == ReasonCompleted || c.Reason == ReasonCancelled) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // fail ends the run as Failed with reason.
