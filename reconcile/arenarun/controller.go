@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -400,7 +401,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	// 5. The work matrix, written once.
 	meta, _, err := q.State(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the run's queue: %w", err)
+		return queueErr("reading the run's queue", err)
 	}
 	if !meta.Enqueued {
 		if resolved == nil {
@@ -426,7 +427,11 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		return nil
 	}
 	if st.Workers == 0 {
+		// A Job that predates the field gives its parallelism.
 		st.Workers = workers
+		if job.Spec.Parallelism != nil {
+			st.Workers = *job.Spec.Parallelism
+		}
 	}
 	setJobCreated(st, true, ReasonJobCreated, "worker Job "+job.Name+" created with "+strconv.Itoa(int(workers))+" workers", gen, now)
 	if st.StartTime == nil {
@@ -440,6 +445,17 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 
 	// 7. Progress and the end.
 	return r.observeQueue(ctx, run, st, q, job, now, s)
+}
+
+// queueErr reports a Redis failure without the server's address (part of
+// the queue URL, a Secret value): a network error says only that the
+// queue's Redis does not answer.
+func queueErr(what string, err error) error {
+	var nerr net.Error
+	if errors.As(err, &nerr) {
+		return errors.New(what + ": the queue's Redis does not answer")
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // runWithStatus is run with the status computed so far.
@@ -542,6 +558,10 @@ func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v
 	}
 	q := &v1alpha1.ArenaRunQueue{Source: v1alpha1.ArenaRunQueueDefault}
 	var url string
+	if st.StartTime != nil {
+		// A run already started when status.queue arrived is pinned to Default.
+		gr = groupResolution{}
+	}
 	if gr.group != nil {
 		q.ServiceGroup = gr.group.Name
 	}
@@ -619,7 +639,7 @@ func (r *Reconciler) enqueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("writing the work matrix: %w", err)
+		return false, queueErr("writing the work matrix", err)
 	}
 	st.Progress = &v1alpha1.ArenaRunProgress{Total: int32(total), Pending: int32(total)}
 	return false, nil
@@ -630,7 +650,7 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 	gen := run.Generation
 	m, c, err := q.State(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the run's queue: %w", err)
+		return queueErr("reading the run's queue", err)
 	}
 	st.Progress = progressOf(m, c)
 	duration := run.Spec.Template.Type == v1alpha1.ArenaJobTypeLoadTest && run.Spec.Template.LoadTest != nil && run.Spec.Template.LoadTest.Duration != ""
@@ -658,7 +678,7 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 	}
 	results, err := q.Results(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the run's results: %w", err)
+		return queueErr("reading the run's results", err)
 	}
 	phase, reason, msg, summary := outcome(&run.Spec.Template, m, c, results)
 	st.Result = &v1alpha1.ArenaRunResult{Summary: summary}
@@ -751,11 +771,11 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 		}
 		drained, err := q.Drain(ctx, queue.StopCancelled)
 		if err != nil {
-			return fmt.Errorf("draining the run's queue: %w", err)
+			return queueErr("draining the run's queue", err)
 		}
 		m, c, err := q.State(ctx)
 		if err != nil {
-			return err
+			return queueErr("reading the run's queue", err)
 		}
 		st.Progress = progressOf(m, c)
 		msg = fmt.Sprintf("cancelled by spec.cancelled; %d queued items drained", drained)

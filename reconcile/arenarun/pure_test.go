@@ -1,7 +1,10 @@
 package arenarun
 
 import (
+	"context"
+	"net"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,5 +279,27 @@ func TestOutcome(t *testing.T) {
 				t.Fatalf("summary %v", summary)
 			}
 		})
+	}
+}
+
+// A Redis that does not answer is reported without its address.
+func TestQueueErrHidesAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	c, err := queue.Connect("redis://" + addr + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	_, _, err = queue.New(c, "ns", "r").State(context.Background())
+	if err == nil {
+		t.Fatal("no error from a closed port")
+	}
+	if got := queueErr("reading", err).Error(); strings.Contains(got, addr) || !strings.Contains(got, "does not answer") {
+		t.Fatalf("queueErr = %q (raw %v)", got, err)
 	}
 }
