@@ -314,8 +314,19 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		return err
 	}
 
+	// Until the run starts, the arena file of the pinned commit is read
+	// (a SHA resolves to itself) so the scenario limit is judged and the
+	// matrix built from it.
+	if resolved == nil && st.StartTime == nil {
+		rs, err := r.resolve(ctx, run, st.Source.Commit)
+		if err != nil {
+			return err
+		}
+		resolved = &rs
+	}
+
 	// 2. The rules: the template's provider entries, the licence gates, the
-	// scenario limit (known when the arena file was read this reconcile).
+	// scenario limit (known while the arena file is read).
 	var selected []string
 	if resolved != nil {
 		selected = selectScenarios(resolved.Scenarios, t.Scenarios)

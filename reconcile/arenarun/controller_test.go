@@ -39,6 +39,9 @@ var (
 	logs    = &controlplane.LogBuffer{}
 	// defaultRedis is the operator-wide queue; groupRedis a service group's.
 	defaultRedisURL, groupRedisURL string
+	// licence is the controller's licence in force (enterprise unless a
+	// test swaps it).
+	licence = licensing.NewStore()
 )
 
 // testMaxItems is the controller's item cap in these tests.
@@ -94,6 +97,7 @@ func runMain(m *testing.M) int {
 	if t.failed {
 		return 1
 	}
+	licence.Set(licensing.State{License: enterprise(), Verified: true})
 	var err error
 	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"ArenaRun", "ArenaProject", "Workspace", "ArenaJob"}})
 	if err != nil {
@@ -115,7 +119,7 @@ func runMain(m *testing.M) int {
 	}
 	if err := SetupWithManager(mgr, Options{
 		Resolver: resolver, DefaultRedisURL: defaultRedisURL, MaxItems: testMaxItems,
-		PollInterval: 100 * time.Millisecond, QuotaRetry: 200 * time.Millisecond, License: enterprise(), SkipNameValidation: true,
+		PollInterval: 100 * time.Millisecond, QuotaRetry: 200 * time.Millisecond, License: licence, SkipNameValidation: true,
 	}); err != nil {
 		panic(err)
 	}
@@ -640,4 +644,39 @@ func TestWorkersClampedByWorkspace(t *testing.T) {
 	if *job.Spec.Parallelism != 2 {
 		t.Fatalf("parallelism %d", *job.Spec.Parallelism)
 	}
+}
+
+// A run the licence does not cover fails with LicenseViolation: a load test
+// on open-core, and more workers than the licence's maxWorkerReplicas.
+func TestLicenceViolationFailsRun(t *testing.T) {
+	ns := namespace(t)
+	readyProject(t, ns, "proj", nil)
+	readyProject(t, ns, "big", map[string]string{"test/scenarios": "12"})
+	limited := enterprise()
+	limited.Limits = &licensing.Limits{MaxWorkerReplicas: 2, MaxScenarios: 10}
+	cases := []struct {
+		name string
+		lic  licensing.License
+		tmpl v1alpha1.ArenaJobSpec
+		rule string
+	}{
+		{"loadtest-open-core", licensing.OpenCore(), v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest}, "arenajob/license-load-testing"},
+		{"too-many-scenarios", limited, v1alpha1.ArenaJobSpec{SourceRef: v1alpha1.LocalObjectReference{Name: "big"}}, "arenajob/license-max-scenarios"},
+		{"too-many-workers", limited, v1alpha1.ArenaJobSpec{Workers: &v1alpha1.ArenaJobWorkers{Replicas: ptr.To[int32](3)}}, "arenajob/license-max-worker-replicas"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			licence.Set(licensing.State{License: c.lic, Verified: true})
+			defer licence.Set(licensing.State{License: enterprise(), Verified: true})
+			newRun(t, ns, c.name, c.tmpl)
+			run := waitFor(t, ns, c.name, "Failed", phaseIs(v1alpha1.ArenaRunPhaseFailed))
+			r := condOf(run, v1alpha1.ArenaRunConditionReady)
+			if r.Reason != "LicenseViolation" || !strings.Contains(r.Message, "["+c.rule+"]") {
+				t.Fatalf("ready %+v, want LicenseViolation from %s", r, c.rule)
+			}
+		})
+	}
+	// A licensed load test runs.
+	newRun(t, ns, "licensed", v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest, Providers: providers("gpt")})
+	waitFor(t, ns, "licensed", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
 }
