@@ -101,6 +101,15 @@ func decideQuota(run *v1alpha1.ArenaRun, others []v1alpha1.ArenaRun, ws *v1alpha
 		v.retry = time.Second
 		return v
 	}
+	if !already && run.Status.StartTime == nil &&
+		meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota) == nil {
+		// First sight: the run is counted as waiting before any decision,
+		// so runs created together are admitted oldest first.
+		v.reason = v1alpha1.ArenaRunReasonWaitingForQuotaAdmission
+		v.message = "the workspace's arena quota has not counted the run yet"
+		v.retry = time.Second
+		return v
+	}
 	if !already && run.Status.StartTime == nil {
 		var olderWaiting, held, today int
 		var dayStarts []time.Time
