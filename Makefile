@@ -39,6 +39,10 @@ verify-generated: ## Fail when regenerating would change a committed generated f
 build: ## Build every package and command.
 	go build ./...
 
+.PHONY: redis
+redis: ## Install Debian's redis-server when absent (the Arena work queue; tests start their own).
+	hack/ensure-redis.sh
+
 .PHONY: control-plane
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from their Go modules into bin/ (once; cached).
 	hack/build-control-plane.sh
@@ -49,11 +53,11 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 OPEN_CORE ?=
 
 .PHONY: run
-run: control-plane ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs and a development licence, run the operator, serve until interrupted (OPEN_CORE=1: no licence).
+run: control-plane redis ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs and a development licence, run the operator, serve until interrupted (OPEN_CORE=1: no licence).
 	hack/run-local.sh $(if $(OPEN_CORE),--open-core)
 
 .PHONY: test
-test: control-plane verify-generated lint fuzz-smoke ## Everything CI runs.
+test: control-plane redis verify-generated lint fuzz-smoke ## Everything CI runs.
 	go test -count=1 -timeout 15m ./...
 
 .PHONY: lint

@@ -146,6 +146,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// The Arena work queue: a redis-server of this run under .local/redis
+	// (Debian's package, installed by hack/ensure-redis.sh). With the
+	// development licence the Arena controllers run (--arena) and use it as
+	// the operator-wide queue; its URL reaches the operator in a 0600 file.
+	arenaArgs, stopRedis, err := startArenaQueue(state)
+	if err != nil {
+		return err
+	}
+	defer stopRedis()
 	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
 		Binary:      underRoot(root, *operatorBin),
 		Kubeconfig:  operatorKubeconfig,
@@ -153,10 +162,11 @@ func run() error {
 		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(state, "operator.log"),
-		// --arena: the Arena controllers (enterprise) run in local
-		// development, as enterprise.enabled in the chart; with --open-core
-		// they still run and the licence gates refuse what needs a licence.
-		Args: append([]string{"--excluded-namespace", excluded, "--arena"}, licenseArgs...),
+		// The Arena controllers (enterprise) run in local development, as
+		// enterprise.enabled in the chart, with their queue's redis-server
+		// (arenaArgs holds --arena); with --open-core they still run and the
+		// licence gates refuse what needs a licence.
+		Args: append(append([]string{"--excluded-namespace", excluded}, licenseArgs...), arenaArgs...),
 	})
 	if err != nil {
 		return err

@@ -59,6 +59,12 @@ var rooms = []room{
 		allowedOwn: []string{"licensing"},
 	},
 	{
+		// The Arena work queue protocol: Redis only, no Kubernetes, no kind.
+		pkg:        "arena/queue",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go", "k8s.io/apimachinery"},
+		allowedOwn: nil,
+	},
+	{
 		pkg:        "admission",
 		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing"},
 	},

@@ -1,0 +1,855 @@
+// Package arenarun is the ArenaRun controller (arenajob.md § ArenaRun): it
+// pins the run's source (from its ArenaProject, through a SourceResolver)
+// and its queue (a service group's redis or the operator-wide one), writes
+// the work matrix to that Redis (arena/queue, docs/arena-queue.md), creates
+// the batch/v1 worker Job, reads progress back into status.progress, and
+// ends the run: the summary (status.result.summary), thresholds, the budget
+// stop, and spec.cancelled (delete the Job, drain the queue, Cancelled).
+//
+// Validity decisions are the rule catalog's (rules.Full on the run: the
+// frozen template's provider entries, the licence gates against the
+// workspace-capped worker count, the scenario limit once the arena file is
+// read); findings of condition Ready fail the run with their reason, and
+// findings of condition JobCreated hold the Job back (JobCreationFailed,
+// retried with backoff).
+//
+// The queue's Redis URL is a Secret value: it is read from, and written to,
+// the Secret <run>-queue-redis only, and never appears in status, events or
+// logs.
+package arenarun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/arena/queue"
+	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/transitions"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns/status,verbs=get;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaprojects,verbs=get;list;watch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=workspaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// ControllerName names the controller and is the reportingController of its events.
+const ControllerName = "arenarun-controller"
+
+// FieldManager owns the fields the controller applies.
+const FieldManager = "omnia-arenarun"
+
+// AppliedHashAnnotation records the hash of the applied worker Job.
+const AppliedHashAnnotation = "arena.omnia.altairalabs.ai/applied-hash"
+
+// Options configure the controller. Zero values take the defaults.
+type Options struct {
+	// Clock gives startTime, completionTime and condition times. Default: real.
+	Clock clock.PassiveClock
+	// Resolver resolves a run's ref on its ArenaProject. Nil: runs whose
+	// project is Ready wait with SourceResolverUnavailable.
+	Resolver SourceResolver
+	// DefaultRedisURL is the operator-wide arena queue
+	// (--arena-queue-redis-url), used when the run's service group sets no
+	// redis. Empty: such runs cannot create their Job (JobCreationFailed).
+	DefaultRedisURL string
+	// WorkerImage is the worker Job's image. Default DefaultWorkerImage.
+	WorkerImage string
+	// MaxItems caps a run's work matrix. Default queue.DefaultMaxItems.
+	MaxItems int
+	// PollInterval is how often a Running run's queue is read. Default 5s.
+	PollInterval time.Duration
+	// ProjectRetry is how often a run waiting for its project is retried. Default 30s.
+	ProjectRetry time.Duration
+	// JobDoneGrace is how long after the worker Job completed a run whose
+	// queue is not done waits before it fails (WorkersFailed). Default 30s.
+	JobDoneGrace time.Duration
+	// QuotaRetry is how often a run waiting for the workspace quota looks
+	// again. Default 15s.
+	QuotaRetry time.Duration
+	// ResultTTL bounds how long a finished run's queue keys stay. Default 24h.
+	ResultTTL time.Duration
+	// License is the licence handed to the rules (nil: open-core).
+	License rules.LicenseSource
+	// SecretReader reads the queue Secret (uncached). SetupWithManager
+	// defaults it to the manager's APIReader.
+	SecretReader client.Reader
+	// SkipNameValidation lets tests register the controller in several managers.
+	SkipNameValidation bool
+}
+
+// DefaultWorkerImage is the arena worker image (not built in this repository).
+const DefaultWorkerImage = "ghcr.io/altairalabs/omnia-arena-worker:latest"
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.WorkerImage == "" {
+		o.WorkerImage = DefaultWorkerImage
+	}
+	if o.MaxItems <= 0 {
+		o.MaxItems = queue.DefaultMaxItems
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 5 * time.Second
+	}
+	if o.ProjectRetry <= 0 {
+		o.ProjectRetry = 30 * time.Second
+	}
+	if o.JobDoneGrace <= 0 {
+		o.JobDoneGrace = 30 * time.Second
+	}
+	if o.QuotaRetry <= 0 {
+		o.QuotaRetry = 15 * time.Second
+	}
+	if o.ResultTTL <= 0 {
+		o.ResultTTL = 24 * time.Hour
+	}
+	return o
+}
+
+// Reconciler reconciles ArenaRuns.
+type Reconciler struct {
+	client   client.Client
+	secrets  client.Reader
+	mapper   meta.RESTMapper
+	recorder events.EventRecorder
+	schema   *rules.SchemaValidator
+	opts     Options
+
+	mu      sync.Mutex
+	clients map[string]*redis.Client
+}
+
+// NewReconciler returns a Reconciler.
+func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.EventRecorder, opts Options) (*Reconciler, error) {
+	sv, err := rules.DefaultSchema()
+	if err != nil {
+		return nil, fmt.Errorf("arenarun controller: compiling the CRD schemas: %w", err)
+	}
+	opts = opts.withDefaults()
+	secrets := opts.SecretReader
+	if secrets == nil {
+		secrets = c
+	}
+	return &Reconciler{client: c, secrets: secrets, mapper: mapper, recorder: recorder, schema: sv, opts: opts,
+		clients: map[string]*redis.Client{}}, nil
+}
+
+// SetupWithManager registers the controller: runs, their worker Jobs, and
+// the ArenaProjects and Workspaces they wait on.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.SecretReader == nil {
+		opts.SecretReader = mgr.GetAPIReader()
+	}
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
+	if err != nil {
+		return err
+	}
+	copts := controller.Options{MaxConcurrentReconciles: 4}
+	if opts.SkipNameValidation {
+		copts.SkipNameValidation = ptr.To(true)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("arenarun").
+		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&batchv1.Job{}).
+		Watches(&v1alpha1.ArenaProject{}, handler.EnqueueRequestsFromMapFunc(r.runsInNamespace)).
+		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace)).
+		WithOptions(copts).
+		Complete(r)
+}
+
+func (r *Reconciler) runsInNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
+	return enqueue.Listed(ctx, r.client, &v1alpha1.ArenaRunList{}, "listing ArenaRuns", client.InNamespace(obj.GetNamespace()))
+}
+
+func (r *Reconciler) runsOfWorkspace(ctx context.Context, obj client.Object) []reconcile.Request {
+	ws, ok := obj.(*v1alpha1.Workspace)
+	if !ok {
+		return nil
+	}
+	return enqueue.Listed(ctx, r.client, &v1alpha1.ArenaRunList{}, "listing ArenaRuns", client.InNamespace(ws.Spec.Namespace.Name))
+}
+
+// Close closes the Redis clients the controller opened.
+func (r *Reconciler) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, c := range r.clients {
+		_ = c.Close()
+		delete(r.clients, k)
+	}
+}
+
+// step is what one reconcile decided beyond the status.
+type step struct {
+	requeue time.Duration
+	// events are phase transitions to record (type, reason, note).
+	events [][3]string
+}
+
+func (s *step) after(d time.Duration) {
+	if d > 0 && (s.requeue == 0 || d < s.requeue) {
+		s.requeue = d
+	}
+}
+
+// Reconcile advances the run and writes its status once.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+	run := &v1alpha1.ArenaRun{}
+	if err := r.client.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !run.DeletionTimestamp.IsZero() || terminal(run.Status.Phase) {
+		return ctrl.Result{}, nil
+	}
+	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
+	st := run.Status.DeepCopy()
+	st.ObservedGeneration = run.Generation
+	if st.Phase == "" {
+		st.Phase = v1alpha1.ArenaRunPhasePending
+	}
+	var s step
+	var err error
+	if run.Spec.Cancelled {
+		err = r.cancel(ctx, run, st, now, &s)
+	} else {
+		err = r.advance(ctx, run, st, now, &s)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !equality.Semantic.DeepEqual(run.Status, *st) {
+		orig := run.DeepCopy()
+		run.Status = *st
+		// Optimistic lock: a reconcile that read a stale run (the cache
+		// behind an earlier write) must not pin source or queue a second
+		// time; it conflicts and looks again.
+		if err := r.client.Status().Patch(ctx, run, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
+			}
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		log.V(1).Info("status updated", "phase", st.Phase)
+		transitions.Emit(r.recorder, run, orig.Status.Conditions, eventConditions(st))
+		if orig.Status.Phase != st.Phase && r.recorder != nil {
+			for _, e := range s.events {
+				r.recorder.Eventf(run, nil, e[0], e[1], "Phase", "%s", e[2])
+			}
+		}
+	}
+	if terminal(st.Phase) {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: s.requeue}, nil
+}
+
+// eventConditions are the conditions whose transitions make events: all of
+// them, except Progressing turning False because the run ended (the phase
+// event says that; a Warning "Progressing is False" would read as a fault).
+func eventConditions(st *v1alpha1.ArenaRunStatus) []metav1.Condition {
+	if !terminal(st.Phase) {
+		return st.Conditions
+	}
+	out := make([]metav1.Condition, 0, len(st.Conditions))
+	for _, c := range st.Conditions {
+		if c.Type == v1alpha1.ArenaRunConditionProgressing && (c.Reason == ReasonCompleted || c.Reason == ReasonCancelled) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// fail ends the run as Failed with reason.
+func fail(st *v1alpha1.ArenaRunStatus, reason, msg string, gen int64, now metav1.Time, s *step) {
+	finish(st, v1alpha1.ArenaRunPhaseFailed, reason, msg, gen, now)
+	s.events = append(s.events, [3]string{corev1.EventTypeWarning, reason, "run failed: " + msg})
+}
+
+// advance moves a run that is not cancelled one step on.
+func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) error {
+	gen := run.Generation
+	t := &run.Spec.Template
+	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
+	ws, _ := facts.Workspace(run.Namespace)
+
+	// 1. The source, pinned once.
+	resolved, err := r.pinSource(ctx, run, st, now, s)
+	if err != nil || st.Source == nil || terminal(st.Phase) {
+		return err
+	}
+
+	// Until the run starts, the arena file of the pinned commit is read
+	// (a SHA resolves to itself) so the scenario limit is judged and the
+	// matrix built from it.
+	if resolved == nil && st.StartTime == nil {
+		rs, err := r.resolve(ctx, run, st.Source.Commit)
+		if err != nil {
+			return err
+		}
+		resolved = &rs
+	}
+
+	// 2. The rules: the template's provider entries, the licence gates, the
+	// scenario limit (known while the arena file is read).
+	var selected []string
+	if resolved != nil {
+		selected = selectScenarios(resolved.Scenarios, t.Scenarios)
+	}
+	findings, err := Evaluate(ctx, r.schema, run, scenarioFacts{Facts: facts, run: run, n: len(selected), known: resolved != nil})
+	if err != nil {
+		return err
+	}
+	if err := facts.Err(); err != nil {
+		return fmt.Errorf("evaluating rules: %w", err)
+	}
+	var jobBlock []rules.Finding
+	for _, f := range findings {
+		switch {
+		case f.Condition == v1alpha1.ArenaRunConditionReady && f.Severity == rules.SeverityDeny && f.Reason != "":
+			fail(st, f.Reason, f.String(), gen, now, s)
+			return nil
+		case f.Condition == v1alpha1.ArenaRunConditionJobCreated:
+			jobBlock = append(jobBlock, f)
+		}
+	}
+	if t.Output != nil && t.Output.Type == v1alpha1.ArenaJobOutputTypeS3 && st.StartTime == nil {
+		fail(st, ReasonOutputNotSupported, "S3 output is not supported by this operator yet; use output type pvc or no output", gen, now, s)
+		return nil
+	}
+
+	// 3. The workspace quota: workers capped by maxWorkersPerJob.
+	workers := st.Workers
+	if workers == 0 {
+		workers = rules.ArenaJobCappedWorkers(t, ws)
+	}
+	requested := int32(1)
+	if t.Workers != nil && t.Workers.Replicas != nil {
+		requested = *t.Workers.Replicas
+	}
+	var others []v1alpha1.ArenaRun
+	if ws != nil && ws.Spec.Quotas != nil && ws.Spec.Quotas.Arena != nil && st.StartTime == nil {
+		list := &v1alpha1.ArenaRunList{}
+		if err := r.client.List(ctx, list, client.InNamespace(run.Namespace)); err != nil {
+			return fmt.Errorf("listing the namespace's ArenaRuns for the workspace quota: %w", err)
+		}
+		others = list.Items
+	}
+	qv := decideQuota(runWithStatus(run, st), others, ws, requested, workers, now.Time)
+	setWithinWorkspaceQuota(st, qv.present, qv.admitted, qv.reason, qv.message, gen, now)
+	if !qv.admitted {
+		setReady(st, v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota, qv.message, gen, now)
+		s.after(r.opts.QuotaRetry)
+		s.after(qv.retry)
+		return nil
+	}
+
+	// 4. The service group and the queue, pinned once.
+	gr := resolveServiceGroup(t, ws)
+	if gr.failReason != "" && st.Queue == nil {
+		fail(st, gr.failReason, gr.message, gen, now, s)
+		return nil
+	}
+	if len(jobBlock) > 0 || (gr.retryMessage != "" && st.StartTime == nil) {
+		msg := gr.retryMessage
+		if len(jobBlock) > 0 {
+			msg = jobBlock[0].String()
+		}
+		r.holdJob(st, msg, gen, now, s)
+		return nil
+	}
+	url, err := r.pinQueue(ctx, run, st, gr, now)
+	if err != nil {
+		r.holdJob(st, err.Error(), gen, now, s)
+		return nil
+	}
+	if gr.group != nil {
+		setQueueRedisDrifted(st, redisHash(gr.group.Redis), gen, now)
+	} else {
+		setQueueRedisDrifted(st, "", gen, now)
+	}
+	q, err := r.queue(run, url)
+	if err != nil {
+		r.holdJob(st, err.Error(), gen, now, s)
+		return nil
+	}
+
+	// 5. The work matrix, written once.
+	meta, _, err := q.State(ctx)
+	if err != nil {
+		return queueErr("reading the run's queue", err)
+	}
+	if !meta.Enqueued {
+		if resolved == nil {
+			// The commit was pinned by an earlier reconcile: read its arena
+			// file again (a SHA resolves to itself).
+			rs, err := r.resolve(ctx, run, st.Source.Commit)
+			if err != nil {
+				return err
+			}
+			resolved = &rs
+			selected = selectScenarios(rs.Scenarios, t.Scenarios)
+		}
+		if done, err := r.enqueue(ctx, run, st, q, selected, resolved.Providers, now, s); err != nil || done {
+			return err
+		}
+	}
+
+	// 6. The worker Job.
+	// The Job reads the queue and source this reconcile pinned.
+	job := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers)
+	if err := r.apply(ctx, job); err != nil {
+		r.holdJob(st, err.Error(), gen, now, s)
+		return nil
+	}
+	if st.Workers == 0 {
+		// A Job that predates the field gives its parallelism.
+		st.Workers = workers
+		if job.Spec.Parallelism != nil {
+			st.Workers = *job.Spec.Parallelism
+		}
+	}
+	setJobCreated(st, true, ReasonJobCreated, "worker Job "+job.Name+" created with "+strconv.Itoa(int(workers))+" workers", gen, now)
+	if st.StartTime == nil {
+		st.StartTime = &now
+	}
+	if st.Phase == v1alpha1.ArenaRunPhasePending {
+		st.Phase = v1alpha1.ArenaRunPhaseRunning
+		s.events = append(s.events, [3]string{corev1.EventTypeNormal, "Started", fmt.Sprintf("worker Job %s started with %d workers", job.Name, workers)})
+	}
+	st.ActiveWorkers = job.Status.Active
+
+	// 7. Progress and the end.
+	return r.observeQueue(ctx, run, st, q, job, now, s)
+}
+
+// queueErr reports a Redis failure without the server's address (part of
+// the queue URL, a Secret value): a network error says only that the
+// queue's Redis does not answer.
+func queueErr(what string, err error) error {
+	var nerr net.Error
+	if errors.As(err, &nerr) {
+		return errors.New(what + ": the queue's Redis does not answer")
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// runWithStatus is run with the status computed so far.
+func runWithStatus(run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus) *v1alpha1.ArenaRun {
+	c := run.DeepCopy()
+	c.Status = *st
+	return c
+}
+
+// holdJob leaves the worker Job uncreated: JobCreated=False
+// (JobCreationFailed), retried with a backoff that doubles with the time the
+// condition has been False (5s to 5m).
+func (r *Reconciler) holdJob(st *v1alpha1.ArenaRunStatus, msg string, gen int64, now metav1.Time, s *step) {
+	setJobCreated(st, false, v1alpha1.ArenaRunReasonJobCreationFailed, msg, gen, now)
+	if st.Phase == v1alpha1.ArenaRunPhasePending {
+		setReady(st, v1alpha1.ArenaRunReasonJobCreationFailed, msg, gen, now)
+	}
+	backoff := 5 * time.Second
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionJobCreated); c != nil {
+		if since := now.Sub(c.LastTransitionTime.Time); since > backoff {
+			backoff = since
+		}
+	}
+	s.after(min(backoff, 5*time.Minute))
+}
+
+// pinSource pins status.source once from the run's ArenaProject. It returns
+// what the resolver read when it resolved in this reconcile.
+func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) (*Resolved, error) {
+	gen := run.Generation
+	if st.Source != nil {
+		return nil, nil
+	}
+	wait := func(reason, msg string) {
+		setSourceValid(st, false, reason, msg, gen, now)
+		setReady(st, ReasonWaitingForSource, msg, gen, now)
+		s.after(r.opts.ProjectRetry)
+	}
+	project := &v1alpha1.ArenaProject{}
+	name := run.Spec.Template.SourceRef.Name
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, project); err != nil {
+		if apierrors.IsNotFound(err) {
+			wait(ReasonProjectNotFound, "ArenaProject "+name+" does not exist")
+			return nil, nil
+		}
+		return nil, err
+	}
+	if project.Status.Phase != v1alpha1.ArenaProjectPhaseReady {
+		wait(ReasonProjectNotReady, "ArenaProject "+name+" is not Ready")
+		return nil, nil
+	}
+	if r.opts.Resolver == nil {
+		wait(ReasonSourceResolverUnavailable, "the operator has no ArenaProject ref resolver yet")
+		return nil, nil
+	}
+	rs, err := r.opts.Resolver.Resolve(ctx, project, run.Spec.Template.Ref, run.Spec.Template.ArenaFile)
+	if err != nil {
+		if reason := resolutionReason(err); reason != "" {
+			setSourceValid(st, false, reason, err.Error(), gen, now)
+			fail(st, reason, err.Error(), gen, now, s)
+			return nil, nil
+		}
+		return nil, fmt.Errorf("resolving %s of ArenaProject %s: %w", run.Spec.Template.Ref, name, err)
+	}
+	src := rs.Source
+	st.Source = &src
+	setSourceValid(st, true, ReasonSourcePinned, "commit "+src.Commit+" of "+src.Ref+" pinned", gen, now)
+	return &rs, nil
+}
+
+func (r *Reconciler) resolve(ctx context.Context, run *v1alpha1.ArenaRun, ref string) (Resolved, error) {
+	if r.opts.Resolver == nil {
+		return Resolved{}, errors.New("no ArenaProject ref resolver")
+	}
+	project := &v1alpha1.ArenaProject{}
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Template.SourceRef.Name}, project); err != nil {
+		return Resolved{}, err
+	}
+	return r.opts.Resolver.Resolve(ctx, project, ref, run.Spec.Template.ArenaFile)
+}
+
+// pinQueue pins status.queue once and makes sure the queue Secret exists;
+// it returns the queue's URL (never logged or stored outside the Secret).
+func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, gr groupResolution, now metav1.Time) (string, error) {
+	secretName := QueueSecretName(run.Name)
+	if st.Queue != nil {
+		name, key := secretName, QueueSecretKey
+		if st.Queue.SecretRef != nil {
+			name, key = st.Queue.SecretRef.Name, st.Queue.SecretRef.Key
+		}
+		sec := &corev1.Secret{}
+		if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, sec); err != nil {
+			return "", fmt.Errorf("reading the queue Secret %s: %w", name, err)
+		}
+		u := string(sec.Data[key])
+		if u == "" {
+			return "", fmt.Errorf("the queue Secret %s has no key %s", name, key)
+		}
+		return u, nil
+	}
+	q := &v1alpha1.ArenaRunQueue{Source: v1alpha1.ArenaRunQueueDefault}
+	var url string
+	if st.StartTime != nil {
+		// A run already started when status.queue arrived is pinned to Default.
+		gr = groupResolution{}
+	}
+	if gr.group != nil {
+		q.ServiceGroup = gr.group.Name
+	}
+	if gr.group != nil && gr.group.Redis != nil {
+		if gr.group.Redis.URL == "" {
+			return "", fmt.Errorf("service group %s's redis sets no url (a managed redis is not supported by this operator yet)", gr.group.Name)
+		}
+		url = gr.group.Redis.URL
+		q.Source = v1alpha1.ArenaRunQueueServiceGroup
+		q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: secretName, Key: QueueSecretKey}
+		q.ConfigHash = redisHash(gr.group.Redis)
+	} else {
+		if r.opts.DefaultRedisURL == "" {
+			return "", errors.New("no operator-wide arena queue is configured (--arena-queue-redis-url) and the run's service group sets no redis")
+		}
+		url = r.opts.DefaultRedisURL
+	}
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: secretName, Namespace: run.Namespace,
+			Labels: map[string]string{LabelRun: run.Name},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: v1alpha1.GroupVersion.String(), Kind: "ArenaRun",
+				Name: run.Name, UID: run.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{QueueSecretKey: []byte(url)},
+	}
+	if err := r.client.Create(ctx, sec); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("writing the queue Secret %s: %w", secretName, err)
+	}
+	st.Queue = q
+	return url, nil
+}
+
+// queue opens (and caches) the client of url and returns the run's queue.
+func (r *Reconciler) queue(run *v1alpha1.ArenaRun, url string) (*queue.Queue, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.clients[url]
+	if !ok {
+		var err error
+		if c, err = queue.Connect(url); err != nil {
+			return nil, err
+		}
+		r.clients[url] = c
+	}
+	return queue.New(c, run.Namespace, run.Name), nil
+}
+
+// enqueue writes the matrix. It reports done when the run ended (over the cap).
+func (r *Reconciler) enqueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, q *queue.Queue, scenarios, fileProviders []string, now metav1.Time, s *step) (bool, error) {
+	t := &run.Spec.Template
+	gen := run.Generation
+	var items []queue.Item
+	if !(t.Type == v1alpha1.ArenaJobTypeLoadTest && t.LoadTest != nil && t.LoadTest.Duration != "") {
+		providers := matrixProviders(t, fileProviders)
+		trials := 1
+		if t.Trials != nil {
+			trials = int(*t.Trials)
+		}
+		if n := queue.MatrixSize(len(scenarios), len(providers), trials); n > int64(r.opts.MaxItems) {
+			fail(st, ReasonWorkMatrixTooLarge, fmt.Sprintf("the work matrix has %d items (%d scenarios × %d providers × %d trials), over the cap of %d",
+				n, len(scenarios), len(providers), trials, r.opts.MaxItems), gen, now, s)
+			return true, nil
+		}
+		items = queue.Matrix(scenarios, providers, trials)
+	}
+	var budget float64
+	if t.BudgetLimit != "" {
+		budget, _ = strconv.ParseFloat(t.BudgetLimit, 64)
+	}
+	total, err := q.Enqueue(ctx, items, r.opts.MaxItems, budget)
+	if errors.Is(err, queue.ErrOverCap) {
+		fail(st, ReasonWorkMatrixTooLarge, err.Error(), gen, now, s)
+		return true, nil
+	}
+	if err != nil {
+		return false, queueErr("writing the work matrix", err)
+	}
+	st.Progress = &v1alpha1.ArenaRunProgress{Total: int32(total), Pending: int32(total)}
+	return false, nil
+}
+
+// observeQueue copies progress and ends the run when the queue is done.
+func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, q *queue.Queue, job *batchv1.Job, now metav1.Time, s *step) error {
+	gen := run.Generation
+	m, c, err := q.State(ctx)
+	if err != nil {
+		return queueErr("reading the run's queue", err)
+	}
+	st.Progress = progressOf(m, c)
+	duration := run.Spec.Template.Type == v1alpha1.ArenaJobTypeLoadTest && run.Spec.Template.LoadTest != nil && run.Spec.Template.LoadTest.Duration != ""
+	jobDone, jobFailed := jobFinished(job)
+	done := c.Done(m) && !duration || (duration && (jobDone || m.Stopped && c.InFlight <= 0))
+	if !done {
+		if jobFailed {
+			fail(st, ReasonWorkersFailed, "the worker Job failed before the queue was done", gen, now, s)
+			return nil
+		}
+		// Every worker exited with work left and nothing in flight: no one
+		// will finish it. A grace lets reports already sent land first.
+		if jobDone && c.InFlight <= 0 && job.Status.CompletionTime != nil {
+			if left := now.Sub(job.Status.CompletionTime.Time); left >= r.opts.JobDoneGrace {
+				fail(st, ReasonWorkersFailed, fmt.Sprintf("the worker Job completed with %d of %d items not done", m.Total-c.Completed-c.Failed, m.Total), gen, now, s)
+				return nil
+			} else {
+				s.after(r.opts.JobDoneGrace - left)
+			}
+		}
+		setProgressing(st, true, ReasonWorkersRunning, fmt.Sprintf("%d of %d items done", c.Completed+c.Failed, m.Total), gen, now)
+		setReady(st, ReasonRunning, "the workers are executing", gen, now)
+		s.after(r.opts.PollInterval)
+		return nil
+	}
+	results, err := q.Results(ctx)
+	if err != nil {
+		return queueErr("reading the run's results", err)
+	}
+	phase, reason, msg, summary := outcome(&run.Spec.Template, m, c, results)
+	st.Result = &v1alpha1.ArenaRunResult{Summary: summary}
+	if phase == v1alpha1.ArenaRunPhaseFailed {
+		fail(st, reason, msg, gen, now, s)
+	} else {
+		finish(st, phase, reason, msg, gen, now)
+		s.events = append(s.events, [3]string{corev1.EventTypeNormal, reason, msg})
+	}
+	_ = q.Expire(ctx, r.opts.ResultTTL)
+	return nil
+}
+
+// outcome is the end of a run whose queue is done: the summary, and the
+// phase with its reason (a budget stop, a failed threshold, a failed item of
+// an enumerated load test).
+func outcome(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, results []queue.Result) (v1alpha1.ArenaRunPhase, string, string, map[string]string) {
+	summary := queue.Summarize(results, c)
+	if m.Stopped && m.StopReason == queue.StopBudgetExceeded {
+		summary[queue.KeyBudgetBreached] = "true"
+		summary[queue.KeyDrainedItems] = strconv.FormatInt(m.Drained, 10)
+		summary[queue.KeyTotalCost] = queue.FormatCost(c.Cost)
+		return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonBudgetExceeded,
+			fmt.Sprintf("the run spent %s %s, over its budgetLimit %s; %d queued items were discarded",
+				queue.FormatCost(c.Cost), t.BudgetCurrency, t.BudgetLimit, m.Drained), summary
+	}
+	if t.Type == v1alpha1.ArenaJobTypeLoadTest {
+		var ths []v1alpha1.ArenaJobLoadTestThreshold
+		if t.LoadTest != nil {
+			ths = t.LoadTest.Thresholds
+		}
+		entries, failed := evaluateThresholds(ths, loadTestMetrics(t.LoadTest, results, c))
+		for k, v := range entries {
+			summary[k] = v
+		}
+		if failed {
+			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, "load-test thresholds failed: " + entries["thresholds_passed"], summary
+		}
+		enumerated := t.LoadTest == nil || t.LoadTest.Duration == ""
+		if failedItems := summary[queue.KeyFailedItems]; enumerated && failedItems != "0" {
+			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, failedItems + " load-test items failed", summary
+		}
+	}
+	return v1alpha1.ArenaRunPhaseSucceeded, ReasonSucceeded,
+		fmt.Sprintf("%s items, pass rate %s%%", summary[queue.KeyTotalItems], summary[queue.KeyPassRate]), summary
+}
+
+func progressOf(m queue.Meta, c queue.Counters) *v1alpha1.ArenaRunProgress {
+	total := m.Total
+	if done := c.Completed + c.Failed; done > total {
+		total = done // a duration load test has no matrix
+	}
+	pending := total - c.Completed - c.Failed
+	if pending < 0 || m.Stopped {
+		pending = max(0, c.InFlight)
+	}
+	return &v1alpha1.ArenaRunProgress{Total: int32(total), Completed: int32(c.Completed), Failed: int32(c.Failed), Pending: int32(pending)}
+}
+
+func jobFinished(job *batchv1.Job) (done, failed bool) {
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			done = true
+		case batchv1.JobFailed:
+			failed = true
+		}
+	}
+	return done || failed, failed
+}
+
+// cancel stops the run: delete the Job, drain the queue, Cancelled.
+func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) error {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: JobName(run), Namespace: run.Namespace}}
+	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the worker Job: %w", err)
+	}
+	msg := "cancelled by spec.cancelled"
+	if st.Queue != nil {
+		url, err := r.pinQueue(ctx, run, st, groupResolution{}, now)
+		if err != nil {
+			return err
+		}
+		q, err := r.queue(run, url)
+		if err != nil {
+			return err
+		}
+		drained, err := q.Drain(ctx, queue.StopCancelled)
+		if err != nil {
+			return queueErr("draining the run's queue", err)
+		}
+		m, c, err := q.State(ctx)
+		if err != nil {
+			return queueErr("reading the run's queue", err)
+		}
+		st.Progress = progressOf(m, c)
+		msg = fmt.Sprintf("cancelled by spec.cancelled; %d queued items drained", drained)
+		_ = q.Expire(ctx, r.opts.ResultTTL)
+	}
+	finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
+	s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
+	return nil
+}
+
+// apply server-side applies the Job when it does not exist yet (recording
+// the applied hash); job is left as the API server has it.
+func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
+	hash := appliedHash(job)
+	live := &batchv1.Job{}
+	err := r.client.Get(ctx, client.ObjectKeyFromObject(job), live)
+	switch {
+	case err == nil:
+		// Applied already (same hash), or applied from an earlier spec: a
+		// Job's pod template is immutable and a run's template frozen, so
+		// the first Job stays.
+		*job = *live
+		return nil
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading the worker Job: %w", err)
+	}
+	if job.Annotations == nil {
+		job.Annotations = map[string]string{}
+	}
+	job.Annotations[AppliedHashAnnotation] = hash
+	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builder returns a typed object
+	if err := r.client.Patch(ctx, job, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("creating the worker Job: %w", err)
+	}
+	return nil
+}
+
+// Evaluate returns every rule finding on the run, as the webhook and
+// omniactl would report them.
+func Evaluate(ctx context.Context, sv *rules.SchemaValidator, run *v1alpha1.ArenaRun, facts rules.Facts) ([]rules.Finding, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+	if err != nil {
+		return nil, err
+	}
+	obj["apiVersion"] = v1alpha1.GroupVersion.String()
+	obj["kind"] = "ArenaRun"
+	delete(obj, "status")
+	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
+}
+
+// scenarioFacts adds the run's scenario count (rules.ScenarioCountFacts)
+// once the arena file was read.
+type scenarioFacts struct {
+	*clusterfacts.Facts
+	run   *v1alpha1.ArenaRun
+	n     int
+	known bool
+}
+
+// ArenaRunScenarioCount implements rules.ScenarioCountFacts.
+func (f scenarioFacts) ArenaRunScenarioCount(namespace, name string) (int, bool) {
+	if !f.known || namespace != f.run.Namespace || name != f.run.Name {
+		return 0, false
+	}
+	return f.n, true
+}

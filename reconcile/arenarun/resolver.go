@@ -1,0 +1,63 @@
+package arenarun
+
+import (
+	"context"
+	"errors"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+// Resolution errors a SourceResolver returns (wrapped or not); each fails
+// the run with the reason of the same name.
+var (
+	// ErrRefNotFound: the ref names nothing in the project's repository.
+	ErrRefNotFound = errors.New(v1alpha1.ArenaRunReasonRefNotFound)
+	// ErrSnapshotUnexportable: the commit cannot be exported as a snapshot.
+	ErrSnapshotUnexportable = errors.New(v1alpha1.ArenaRunReasonSnapshotUnexportable)
+)
+
+// Resolved is what a run pins from its project: the commit (status.source)
+// and what the arena file at that commit declares.
+type Resolved struct {
+	Source v1alpha1.ArenaRunSource
+	// Scenarios are the scenario names (paths) of the arena file, before
+	// the template's include/exclude filter.
+	Scenarios []string
+	// Providers are the arena file's provider IDs, used for the matrix when
+	// the template sets no array-mode provider group.
+	Providers []string
+}
+
+// SourceResolver resolves a run's ref on its ArenaProject. It is called once
+// per run, after the project is Ready, and its answer is pinned.
+//
+// The ArenaProject controller (issue #9 point 3) owns ref resolution
+// (go-git) and snapshots; its resolver is wired in by the operator. Until
+// then the operator runs this controller with no resolver, and a run whose
+// project is Ready stays Pending (SourceValid=False, reason
+// SourceResolverUnavailable).
+type SourceResolver interface {
+	// Resolve resolves ref (empty: the project's default branch) of the
+	// project. arenaFile is the template's arena file.
+	Resolve(ctx context.Context, project *v1alpha1.ArenaProject, ref, arenaFile string) (Resolved, error)
+}
+
+// SourceResolverFunc adapts a function to SourceResolver.
+type SourceResolverFunc func(ctx context.Context, project *v1alpha1.ArenaProject, ref, arenaFile string) (Resolved, error)
+
+// Resolve calls f.
+func (f SourceResolverFunc) Resolve(ctx context.Context, project *v1alpha1.ArenaProject, ref, arenaFile string) (Resolved, error) {
+	return f(ctx, project, ref, arenaFile)
+}
+
+// resolutionReason maps a resolver error to the run's failure reason; ""
+// when the error is transient (retried).
+func resolutionReason(err error) string {
+	switch {
+	case errors.Is(err, ErrRefNotFound):
+		return v1alpha1.ArenaRunReasonRefNotFound
+	case errors.Is(err, ErrSnapshotUnexportable):
+		return v1alpha1.ArenaRunReasonSnapshotUnexportable
+	}
+	return ""
+}
