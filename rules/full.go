@@ -3,6 +3,10 @@ package rules
 import (
 	"context"
 	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
 // Full evaluates one manifest as every path would: the schema rules exactly
@@ -62,4 +66,21 @@ func (r *Rule) findingAt(path, msg string, opts Options) Finding {
 		sev = s
 	}
 	return Finding{RuleID: r.ID, Field: path, Severity: sev, Stage: r.Stage, Source: r.Source, Reason: r.Reason, Condition: r.Condition, Message: msg}
+}
+
+// FullStored is Full on a typed object read from the cluster (a reconciler's
+// view): converted to a manifest of the given kind in this API group, its
+// status left out (no rule judges status through the schema), judged as a
+// create with the default catalog. Every reconciler that reports schema
+// findings in its conditions calls it, so they judge exactly as omniactl and
+// the webhook do.
+func FullStored(ctx context.Context, sv *SchemaValidator, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"] = v1alpha1.GroupVersion.String()
+	m["kind"] = kind
+	delete(m, "status")
+	return Full(ctx, sv, Default, m, nil, facts, Options{})
 }

@@ -34,7 +34,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -827,14 +826,7 @@ func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
 // Evaluate returns every rule finding on the run, as the webhook and
 // omniactl would report them.
 func Evaluate(ctx context.Context, sv *rules.SchemaValidator, run *v1alpha1.ArenaRun, facts rules.Facts) ([]rules.Finding, error) {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
-	if err != nil {
-		return nil, err
-	}
-	obj["apiVersion"] = v1alpha1.GroupVersion.String()
-	obj["kind"] = "ArenaRun"
-	delete(obj, "status")
-	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
+	return rules.FullStored(ctx, sv, "ArenaRun", run, facts)
 }
 
 // scenarioFacts adds the run's scenario count (rules.ScenarioCountFacts)

@@ -51,7 +51,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -418,12 +417,5 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 // before provider/model-required) and the Go rules of both stages, with facts
 // answered by facts.
 func Evaluate(ctx context.Context, sv *rules.SchemaValidator, p *v1alpha1.Provider, facts rules.Facts) ([]rules.Finding, error) {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
-	if err != nil {
-		return nil, err
-	}
-	obj["apiVersion"] = v1alpha1.GroupVersion.String()
-	obj["kind"] = "Provider"
-	delete(obj, "status")
-	return rules.Full(ctx, sv, rules.Default, obj, nil, facts, rules.Options{})
+	return rules.FullStored(ctx, sv, "Provider", p, facts)
 }
