@@ -22,6 +22,7 @@ import (
 
 var (
 	env       *envtest.Environment
+	cluster   *controlplane.Cluster
 	operator  *controlplane.Operator
 	k8sClient client.Client
 	logDir    string
@@ -36,8 +37,9 @@ var _ = BeforeSuite(func() {
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-e2e-")
 	Expect(err).NotTo(HaveOccurred())
-	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir)
+	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir)
 	Expect(err).NotTo(HaveOccurred())
+	env = cluster.Environment
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -55,8 +57,9 @@ var _ = AfterSuite(func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
 	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
+	if cluster != nil {
+		controlplane.RemoveWebhooks(env)
+		Expect(cluster.Stop()).To(Succeed())
 	}
 	if !CurrentSpecReport().Failed() {
 		_ = os.RemoveAll(logDir)
