@@ -25,9 +25,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap/zapcore"
@@ -92,15 +94,18 @@ func run() error {
 			_ = os.RemoveAll(dir)
 		}
 	}()
-	if err := bench(cfg, cluster, op); err != nil {
+	// An interrupt stops the run but still tears the cluster down.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench(ctx, cfg, cluster, op); err != nil {
 		return err
 	}
 	failed = false
 	return nil
 }
 
-func bench(cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -187,7 +192,11 @@ func bench(cfg config, cluster *controlplane.Cluster, op *controlplane.Operator)
 			fmt.Printf("  %6.1fs created %d, phases %v\n", time.Since(t0).Seconds(), created.Load(), phases)
 			lastReport = time.Now()
 		}
-		time.Sleep(250 * time.Millisecond)
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for Running: %w (%d of %d created)", ctx.Err(), created.Load(), cfg.n)
+		}
 	}
 	toRunning := time.Since(t0)
 	wg.Wait()
@@ -208,7 +217,11 @@ func bench(cfg config, cluster *controlplane.Cluster, op *controlplane.Operator)
 	if err != nil {
 		return err
 	}
-	time.Sleep(cfg.steady)
+	select {
+	case <-time.After(cfg.steady):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	apiAfter, opAfter, err := scrapeWrites(ctx, admin, op, token)
 	if err != nil {
 		return err
