@@ -16,7 +16,9 @@ import (
 //     annotation;
 //   - agentruntime_jsonschema.go: function-mode inputSchema/outputSchema;
 //   - agentruntime_facts.go: reconcile-stage lookups of Providers and
-//     PromptPacks.
+//     PromptPacks;
+//   - agentruntime_quota.go: the Workspace agent quota's decision
+//     (AgentRuntimeQuota, a decision function, not a catalog rule).
 
 const kindAgentRuntime = "AgentRuntime"
 

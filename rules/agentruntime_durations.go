@@ -221,13 +221,10 @@ func checkAgentRuntimeIdleTimeout(in Input) field.ErrorList {
 	if ar == nil {
 		return nil
 	}
-	v, ok := ar.Annotations[AgentRuntimeIdleTimeoutAnnotation]
-	if !ok {
+	if _, present, valid := AgentRuntimeIdleTimeout(ar); !present || valid {
 		return nil
 	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return nil
-	}
+	v := ar.Annotations[AgentRuntimeIdleTimeoutAnnotation]
 	p := field.NewPath("metadata", "annotations").Key(AgentRuntimeIdleTimeoutAnnotation)
 	return field.ErrorList{field.Invalid(p, v,
 		"the "+AgentRuntimeIdleTimeoutAnnotation+" annotation must be a positive Go duration (e.g. 30m, 2h); with this value the agent is never reaped. "+

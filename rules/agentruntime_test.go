@@ -21,7 +21,27 @@ type agentRuntimeTestFacts struct {
 	providers map[string]*v1alpha1.Provider
 	packs     map[string][]v1alpha1.PromptPack
 	features  map[string]bool
+	// registries and agents: the ToolRegistries and AgentRuntimes (A2A
+	// targets) that exist, by "namespace/name".
+	registries map[string]bool
+	agents     map[string]*v1alpha1.AgentRuntime
+	// observed: the facts carry live status (StatusObserved).
+	observed bool
 }
+
+func (f agentRuntimeTestFacts) ToolRegistry(namespace, name string) (*v1alpha1.ToolRegistry, bool) {
+	if !f.registries[namespace+"/"+name] {
+		return nil, false
+	}
+	return &v1alpha1.ToolRegistry{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}, true
+}
+
+func (f agentRuntimeTestFacts) AgentRuntime(namespace, name string) (*v1alpha1.AgentRuntime, bool) {
+	a, ok := f.agents[namespace+"/"+name]
+	return a, ok
+}
+
+func (f agentRuntimeTestFacts) StatusObserved() bool { return f.observed }
 
 func (f agentRuntimeTestFacts) Provider(namespace, name string) (*v1alpha1.Provider, bool) {
 	p, ok := f.providers[namespace+"/"+name]
@@ -73,6 +93,13 @@ func agentRuntimeBaseFacts() agentRuntimeTestFacts {
 			agentRuntimeTestNamespace + "/mixed": {
 				agentRuntimeTestPack("mixed", "", true),
 				agentRuntimeTestPack("mixed", "1.0.0", false),
+			},
+		},
+		registries: map[string]bool{agentRuntimeTestNamespace + "/tools": true},
+		agents: map[string]*v1alpha1.AgentRuntime{
+			agentRuntimeTestNamespace + "/billing-agent": {
+				ObjectMeta: metav1.ObjectMeta{Name: "billing-agent", Namespace: agentRuntimeTestNamespace},
+				Spec:       v1alpha1.AgentRuntimeSpec{Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeA2A}}},
 			},
 		},
 	}
@@ -541,6 +568,13 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/promptpack-resolves":            {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackNotFound"},
 		"agentruntime/promptpack-name-conflict":       {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackNameConflict"},
 		"agentruntime/promptpack-live-ref":            {StageReconcile, SeverityDeny, "PromptPackReady", "InvalidPromptPackRef"},
+		"agentruntime/runtime-capabilities-satisfied": {StageReconcile, SeverityWarn, "CapabilitiesSatisfied", "RuntimeCapabilitiesMissing"},
+		"agentruntime/provider-ready":                 {StageReconcile, SeverityWarn, "ProviderReady", "ProviderNotReady"},
+		"agentruntime/promptpack-valid":               {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackInvalid"},
+		"agentruntime/promptpack-validated":           {StageReconcile, SeverityWarn, "PromptPackReady", "PromptPackNotValidated"},
+		"agentruntime/tool-registry-exists":           {StageReconcile, SeverityWarn, "ToolRegistryReady", "ToolRegistryNotFound"},
+		"agentruntime/a2a-client-resolves":            {StageReconcile, SeverityWarn, "A2AClientsResolved", "Unresolved"},
+		"agentruntime/volume-claims-exist":            {StageReconcile, SeverityWarn, "Volumes", "PersistentVolumeClaimNotFound"},
 	}
 	for id, w := range want {
 		r, ok := Default.Lookup(id)

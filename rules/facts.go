@@ -41,6 +41,21 @@ type Facts interface {
 	// CRDInstalled reports whether an optional CRD (group/kind, e.g.
 	// "omnia.altairalabs.ai/ToolPolicy") is installed.
 	CRDInstalled(groupKind string) bool
+	// ToolRegistry returns the ToolRegistry namespace/name, if it exists.
+	ToolRegistry(namespace, name string) (*v1alpha1.ToolRegistry, bool)
+	// AgentRuntime returns the AgentRuntime namespace/name, if it exists
+	// (the target of an A2A client's agentRuntimeRef).
+	AgentRuntime(namespace, name string) (*v1alpha1.AgentRuntime, bool)
+	// PersistentVolumeClaimExists reports whether the PersistentVolumeClaim
+	// namespace/name exists (its metadata is all a rule learns).
+	PersistentVolumeClaimExists(namespace, name string) bool
+	// StatusObserved reports whether the objects these facts return carry
+	// the status their controllers write: true in a cluster, where an empty
+	// status means "not reconciled yet"; false offline, where manifests
+	// carry no status. Rules that judge another object's status (is the
+	// Provider Ready, did the PromptPack validate) judge an empty status
+	// only when it is observed, and a status a manifest does carry always.
+	StatusObserved() bool
 }
 
 // PromptPackLabel labels a PromptPack with its pack name: an agent's
@@ -74,6 +89,11 @@ func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil,
 func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
 func (NoFacts) License() License                                   { return License{} }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
+func (NoFacts) StatusObserved() bool                               { return false }
+
+func (NoFacts) ToolRegistry(string, string) (*v1alpha1.ToolRegistry, bool) { return nil, false }
+func (NoFacts) AgentRuntime(string, string) (*v1alpha1.AgentRuntime, bool) { return nil, false }
+func (NoFacts) PersistentVolumeClaimExists(string, string) bool            { return false }
 
 func (NoFacts) ConfigMapValue(string, string, string) ([]byte, bool, bool) { return nil, false, false }
 

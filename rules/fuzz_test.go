@@ -47,6 +47,18 @@ func (everythingFacts) License() rules.License {
 
 func (everythingFacts) CRDInstalled(string) bool { return true }
 
+func (everythingFacts) StatusObserved() bool { return true }
+
+func (everythingFacts) ToolRegistry(string, string) (*v1alpha1.ToolRegistry, bool) {
+	return &v1alpha1.ToolRegistry{}, true
+}
+
+func (everythingFacts) AgentRuntime(string, string) (*v1alpha1.AgentRuntime, bool) {
+	return &v1alpha1.AgentRuntime{Spec: v1alpha1.AgentRuntimeSpec{Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeA2A}}}}, true
+}
+
+func (everythingFacts) PersistentVolumeClaimExists(string, string) bool { return true }
+
 func (everythingFacts) ConfigMapValue(string, string, string) ([]byte, bool, bool) {
 	return []byte(`{"id": 1}`), true, true
 }

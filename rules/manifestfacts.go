@@ -31,6 +31,9 @@ type ManifestFacts struct {
 	workspaces map[string]*v1alpha1.Workspace  // spec.namespace.name
 	policies   map[string]*v1alpha1.ToolPolicy // namespace/name
 	crds       map[string]bool                 // group/Kind
+	registries map[string]*v1alpha1.ToolRegistry
+	agents     map[string]*v1alpha1.AgentRuntime
+	claims     map[string]bool // namespace/name of PersistentVolumeClaims
 }
 
 var _ Facts = (*ManifestFacts)(nil)
@@ -46,6 +49,9 @@ func NewManifestFacts() *ManifestFacts {
 		workspaces: map[string]*v1alpha1.Workspace{},
 		policies:   map[string]*v1alpha1.ToolPolicy{},
 		crds:       map[string]bool{},
+		registries: map[string]*v1alpha1.ToolRegistry{},
+		agents:     map[string]*v1alpha1.AgentRuntime{},
+		claims:     map[string]bool{},
 	}
 }
 
@@ -55,18 +61,20 @@ var toolPolicyGroupKind = v1alpha1.GroupVersion.Group + "/ToolPolicy"
 func factKey(namespace, name string) string { return namespace + "/" + name }
 
 // IsFactKind reports whether documents of an Omnia kind are facts for the
-// others (Provider, PromptPack, Workspace, ToolPolicy). Secrets, a core kind,
-// are facts too: see AddSecret.
+// others (Provider, PromptPack, Workspace, ToolPolicy, ToolRegistry, and
+// AgentRuntime as an A2A client's target). Secrets, ConfigMaps and
+// PersistentVolumeClaims, core kinds, are facts too: see AddSecret.
 func IsFactKind(kind string) bool {
 	switch kind {
-	case "Provider", "PromptPack", "Workspace", "ToolPolicy":
+	case "Provider", "PromptPack", "Workspace", "ToolPolicy", "ToolRegistry", "AgentRuntime":
 		return true
 	}
 	return false
 }
 
 // Add records a typed Omnia object of a fact kind (*v1alpha1.Provider,
-// *v1alpha1.PromptPack, *v1alpha1.Workspace or *v1alpha1.ToolPolicy). A
+// *v1alpha1.PromptPack, *v1alpha1.Workspace, *v1alpha1.ToolPolicy,
+// *v1alpha1.ToolRegistry or *v1alpha1.AgentRuntime). A
 // later object with the same namespace and name replaces an earlier one, as
 // a later `kubectl apply` would. Other kinds are an error.
 func (f *ManifestFacts) Add(obj runtime.Object) error {
@@ -99,6 +107,10 @@ func (f *ManifestFacts) Add(obj runtime.Object) error {
 	case *v1alpha1.ToolPolicy:
 		f.policies[factKey(o.Namespace, o.Name)] = o
 		f.crds[toolPolicyGroupKind] = true
+	case *v1alpha1.ToolRegistry:
+		f.registries[factKey(o.Namespace, o.Name)] = o
+	case *v1alpha1.AgentRuntime:
+		f.agents[factKey(o.Namespace, o.Name)] = o
 	default:
 		return fmt.Errorf("rules: %T is not a fact kind", obj)
 	}
@@ -120,6 +132,12 @@ func (f *ManifestFacts) AddConfigMap(namespace, name string, data map[string][]b
 		m[k] = slices.Clone(v)
 	}
 	f.configMaps[factKey(namespace, name)] = m
+}
+
+// AddPersistentVolumeClaim records that the PersistentVolumeClaim
+// namespace/name exists.
+func (f *ManifestFacts) AddPersistentVolumeClaim(namespace, name string) {
+	f.claims[factKey(namespace, name)] = true
 }
 
 // AddCRD records that a CustomResourceDefinition for groupKind ("group/Kind")
@@ -197,3 +215,25 @@ func (f *ManifestFacts) CRDInstalled(groupKind string) bool { return f.crds[grou
 func (f *ManifestFacts) SecretValueMatches(string, string, string, func([]byte) (string, bool)) (string, bool) {
 	return "", false
 }
+
+// ToolRegistry implements Facts.
+func (f *ManifestFacts) ToolRegistry(namespace, name string) (*v1alpha1.ToolRegistry, bool) {
+	r, ok := f.registries[factKey(namespace, name)]
+	return r, ok
+}
+
+// AgentRuntime implements Facts.
+func (f *ManifestFacts) AgentRuntime(namespace, name string) (*v1alpha1.AgentRuntime, bool) {
+	a, ok := f.agents[factKey(namespace, name)]
+	return a, ok
+}
+
+// PersistentVolumeClaimExists implements Facts: a claim counts as existing
+// when a PersistentVolumeClaim document of that name was given.
+func (f *ManifestFacts) PersistentVolumeClaimExists(namespace, name string) bool {
+	return f.claims[factKey(namespace, name)]
+}
+
+// StatusObserved implements Facts: manifests carry no status written by a
+// controller, so an empty status is not judged.
+func (f *ManifestFacts) StatusObserved() bool { return false }

@@ -99,8 +99,8 @@ func TestManifestFactsLookups(t *testing.T) {
 	if f.License().Has(FeatureCustomFacade) {
 		t.Error("manifest facts grant no licence")
 	}
-	if err := f.Add(&v1alpha1.AgentRuntime{}); err == nil {
-		t.Error("an AgentRuntime is no fact")
+	if err := f.Add(&v1alpha1.ArenaJob{}); err == nil {
+		t.Error("an ArenaJob is no fact")
 	}
 	if err := f.Add(&corev1.Secret{}); err == nil {
 		t.Error("a Secret is added by AddSecret, keys only")

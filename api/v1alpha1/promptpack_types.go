@@ -68,6 +68,13 @@ type PromptPackStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// contentDigest is sha256:<hex> over the pack.json the pack's ConfigMap
+	// holds, set while the pack is Ready and empty otherwise. It is the
+	// pack's content identity, which an AgentRuntime's compositionDigest
+	// covers.
+	// +optional
+	ContentDigest string `json:"contentDigest,omitempty"`
+
 	// conditions describe the pack's validation.
 	// +listType=map
 	// +listMapKey=type

@@ -139,6 +139,7 @@ const (
 	classSecret
 	classConfigMap
 	classCRD
+	classClaim // a PersistentVolumeClaim: only its name is a fact
 )
 
 // check reads the given paths and evaluates every Omnia document in them.
@@ -282,6 +283,10 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 			return err
 		}
 		d.configMapData = data
+	case group == "" && version == "v1" && kind == "PersistentVolumeClaim":
+		setNamespace(obj, cfg.Namespace)
+		d.class = classClaim
+		d.namespace, d.name = metaNames(obj)
 	case group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition":
 		d.class = classCRD
 		spec, _ := obj["spec"].(map[string]any)
@@ -328,6 +333,9 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 		case classConfigMap:
 			facts.AddConfigMap(d.namespace, d.name, d.configMapData)
 			d.configMapData = nil
+			rep.Facts++
+		case classClaim:
+			facts.AddPersistentVolumeClaim(d.namespace, d.name)
 			rep.Facts++
 		case classCRD:
 			if d.crd != "" {

@@ -29,6 +29,8 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services;serviceaccounts,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
 
 // ControllerName names the controller and its logger.
 const ControllerName = "agentruntime-controller"
@@ -64,7 +66,10 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
-// changes), Owns Deployment and Service.
+// changes, and the idle inputs: lastUsedAt and the idle-timeout
+// annotation), Owns Deployment and Service; a Workspace's spec changes and an
+// AgentRuntime's deletion re-reconcile the agents its quota concerns
+// (quota_watches.go).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -78,19 +83,26 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := indexReferences(ctx, idx); err != nil {
+		return err
+	}
+	return r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
+		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete())).
 		Complete(r)
 }
 
 // Reconcile runs one pass over an agent, in the order the steps depend on
 // each other:
 //
+//  0. delete the agent when its idle deadline has passed (idle.go), else
+//     requeue at the deadline;
 //  1. evaluate the AgentRuntime rules against the cluster's facts;
 //  2. resolve the agent's inputs (resolve.go) and decide whether the
 //     workload may be applied;
@@ -102,6 +114,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, ar); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	idle, err := r.reapIfIdle(ctx, ar)
+	if err != nil || idle.stop {
+		return ctrl.Result{}, err
+	}
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: ar, Facts: facts}, rules.Options{})
 	if err := facts.Err(); err != nil {
@@ -109,12 +125,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
 	plan := r.resolve(ar, facts, findings, &in)
+	if err := facts.Err(); err != nil {
+		return ctrl.Result{}, fmt.Errorf("resolving: %w", err)
+	}
+	digest, err := r.compositionDigest(ctx, ar, facts)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	in.compositionDigest = digest
 	if !plan.held {
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, ar, computeStatus(ar, in))
+	if err := r.writeStatus(ctx, ar, computeStatus(ar, in)); err != nil {
+		return ctrl.Result{}, err
+	}
+	return idle.withRequeue(ctrl.Result{}), nil
 }
 
 // writeStatus patches the agent's status when it changed, and records an

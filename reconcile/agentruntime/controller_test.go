@@ -109,6 +109,7 @@ func TestReconcileResolvesAndAppliesOnce(t *testing.T) {
 	if err := k8s.Create(ctx, pack); err != nil {
 		t.Fatal(err)
 	}
+	setPackPhase(t, pack, v1alpha1.PromptPackPhaseReady) // as the PromptPack controller does
 	got = reconcileAgent(t, r, key)
 	if got.Status.Phase != v1alpha1.AgentRuntimePhasePending {
 		t.Errorf("phase %q with no ready replica, want Pending", got.Status.Phase)

@@ -11,8 +11,9 @@ import (
 type workloadPlan struct {
 	res Resolved
 	// held is true while the workload must not be applied: no runtime
-	// image, or the PromptPack or a Provider is not usable. Nothing is
-	// created, and what exists is left as it is.
+	// image, the PromptPack or a Provider is not usable, or the Workspace
+	// has not admitted the agent (quota.go). Nothing is created, and what
+	// exists is left as it is.
 	held bool
 }
 
@@ -37,7 +38,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 		}
 	}
 	if ref := ar.Spec.PromptPackRef; ref != nil {
-		if p := pickPack(facts.PromptPacks(ar.Namespace, ref.Name), ref); p != nil {
+		if p := rules.AgentRuntimeSelectPromptPack(facts.PromptPacks(ar.Namespace, ref.Name), ref); p != nil {
 			rp := &ResolvedPromptPack{PackName: p.Spec.PackName, Version: p.Spec.Version}
 			if p.Spec.Source.ConfigMapRef != nil {
 				rp.ConfigMapName = p.Spec.Source.ConfigMapRef.Name
@@ -46,27 +47,8 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 			in.activeVersion = p.Spec.Version
 		}
 	}
-	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
-		plan.res.ToolRegistryName = ref.Name
-	}
+	resolveReferences(ar, facts, &plan.res, in)
+	plan.res.ScaleToZero = capabilitiesScaleToZero(findings)
+	applyWorkspaceQuota(ar, facts, &plan, in)
 	return plan
-}
-
-// pickPack chooses the pack the ref resolves to: the exact version, else
-// the highest (string order; semver ordering is a follow-up) on the track.
-func pickPack(packs []v1alpha1.PromptPack, ref *v1alpha1.AgentRuntimePromptPackRef) *v1alpha1.PromptPack {
-	var best *v1alpha1.PromptPack
-	for i := range packs {
-		p := &packs[i]
-		if ref.Version != "" {
-			if p.Spec.Version == ref.Version {
-				return p
-			}
-			continue
-		}
-		if best == nil || p.Spec.Version > best.Spec.Version {
-			best = p
-		}
-	}
-	return best
 }

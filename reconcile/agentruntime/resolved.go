@@ -40,6 +40,11 @@ type Resolved struct {
 	// missing one, or a cross-namespace reference).
 	ToolRegistryName string
 
+	// A2AClients are the A2A clients that resolved (rules.
+	// AgentRuntimeA2AClientResolutions), in spec order: only these are
+	// wired into the runtime; an unresolved client is left out.
+	A2AClients []ResolvedA2AClient
+
 	// WorkspaceServiceAccountName is the Workspace's
 	// spec.runtime.serviceAccountName, the pod's ServiceAccount when the
 	// agent sets no podOverrides.serviceAccountName.
@@ -88,6 +93,14 @@ type ResolvedPromptPack struct {
 	// ConfigMapName is the ConfigMap holding pack.json
 	// (spec.source.configMapRef.name), mounted read-only in the runtime.
 	ConfigMapName string
+}
+
+// ResolvedA2AClient is one A2A client and the endpoint it resolved to.
+type ResolvedA2AClient struct {
+	// Name is spec.a2aClients[].name.
+	Name string
+	// URL is the target's in-cluster A2A URL, or the client's url.
+	URL string
 }
 
 // ResolvedProvider is the Provider one spec.providers[] entry names.

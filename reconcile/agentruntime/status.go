@@ -35,7 +35,7 @@ const (
 // its own). Every other False resolution reason holds the agent Pending.
 var failedReasons = map[string]bool{
 	rules.AgentRuntimeReasonPromptPackNotFound:     true,
-	"PromptPackInvalid":                            true,
+	rules.AgentRuntimeReasonPromptPackInvalid:      true,
 	rules.AgentRuntimeReasonInvalidPromptPackRef:   true,
 	rules.AgentRuntimeReasonPromptPackNameConflict: true,
 	rules.AgentRuntimeReasonProviderNotFound:       true,
@@ -58,7 +58,15 @@ type statusInput struct {
 	serviceApplied bool
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
-	now           metav1.Time
+	// compositionDigest is the digest of the resolved inputs
+	// (composition.go); empty until each has published its identity.
+	compositionDigest string
+	// a2aClients is how each A2A client resolved (status.a2a.clients).
+	a2aClients []rules.AgentRuntimeA2AClientResolution
+	now        metav1.Time
+
+	// quota is the Workspace quota's verdict (quota.go).
+	quota rules.AgentRuntimeQuotaVerdict
 }
 
 // byCondition returns the findings that set condType.
@@ -81,17 +89,17 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	set := func(c metav1.Condition) { conditions.Set(&st.Conditions, c, in.now) }
 
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionPromptPackReady,
-		byCondition(in.findings, v1alpha1.AgentRuntimeConditionPromptPackReady),
+		failedFirst(byCondition(in.findings, v1alpha1.AgentRuntimeConditionPromptPackReady)),
 		ReasonPromptPackResolved, "the PromptPack resolved and is valid", rules.AgentRuntimeReasonPromptPackNotFound, gen))
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionProviderReady,
-		byCondition(in.findings, v1alpha1.AgentRuntimeConditionProviderReady),
+		failedFirst(byCondition(in.findings, v1alpha1.AgentRuntimeConditionProviderReady)),
 		ReasonProvidersReady, "every referenced Provider exists, is Ready and matches its role and capabilities", rules.AgentRuntimeReasonProviderNotFound, gen))
 	trOK, trMsg := ReasonToolRegistryFound, "the ToolRegistry exists in the agent's namespace"
 	if ar.Spec.ToolRegistryRef == nil {
 		trOK, trMsg = ReasonNoToolRegistry, "no toolRegistryRef: the agent runs without tools"
 	}
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionToolRegistryReady,
-		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, "ToolRegistryNotFound", gen))
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, rules.AgentRuntimeReasonToolRegistryNotFound, gen))
 	fw := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionFrameworkReady, Status: metav1.ConditionTrue,
 		Reason: ReasonFrameworkImageResolved, Message: "a runtime image resolved for framework.type", ObservedGeneration: gen}
 	if !in.frameworkImageOK {
@@ -100,6 +108,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}
 	set(fw)
 	set(reservedEnvCondition(in.dropped, gen))
+	setIdleTimeoutCondition(&st.Conditions, ar, in.findings, in.now)
 	set(deploymentCondition(in.deployment, gen))
 	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
 		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
@@ -107,6 +116,10 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, ReasonServiceNotCreated, "the Service is not applied"
 	}
 	set(svc)
+	capsReported, capsSatisfied := capabilityConditions(ar, in.findings)
+	set(capsReported)
+	set(capsSatisfied)
+	setReferenceStatus(&st, ar, in)
 	set(conditions.RollUp(st.Conditions, v1alpha1.AgentRuntimeConditionReady, []string{
 		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
 		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
@@ -114,12 +127,15 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}, ReasonAgentReady, "at least one replica is ready", gen))
 
 	st.Phase = phaseOf(st.Conditions, in.deployment)
+	setQuotaStatus(&st, in.quota, gen, in.now)
 	st.Replicas = replicasOf(in.deployment)
 	st.ServiceEndpoint, st.ManagementEndpoints = "", nil
 	if in.serviceApplied {
 		st.ServiceEndpoint, st.ManagementEndpoints = ServiceEndpoint(ar), ManagementEndpoints(ar)
 	}
 	st.ActiveVersion = in.activeVersion
+	st.CompositionDigest = in.compositionDigest
+	st.RuntimeCapabilities = runtimeCapabilitiesKept(ar)
 	st.ObservedGeneration = gen
 	return st
 }

@@ -21,7 +21,8 @@ import (
 // TestProviderCreationReconcilesAgent: with the controller running in a
 // manager, an agent naming a missing Provider is Failed (ProviderNotFound);
 // creating the Provider re-reconciles it through the Provider watch and its
-// field index (ProviderReady no longer ProviderNotFound, phase Pending).
+// field index (ProviderReady no longer ProviderNotFound: ProviderNotReady
+// until the Provider controller reports it Ready, phase Pending).
 func TestProviderCreationReconcilesAgent(t *testing.T) {
 	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
@@ -69,5 +70,5 @@ func TestProviderCreationReconcilesAgent(t *testing.T) {
 	if err := k8s.Create(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Pending " + ReasonProvidersReady))
+	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Pending " + rules.AgentRuntimeReasonProviderNotReady))
 }

@@ -20,10 +20,13 @@ import (
 	"strings"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -268,3 +271,67 @@ func (f *Facts) SecretValueMatches(namespace, name, key string, match func(value
 	}
 	return match(value)
 }
+
+// AgentRuntimeQuotaEntries returns the AgentRuntimes of namespace, each with
+// whether its Deployment exists: a Deployment in the namespace whose
+// controlling owner reference is the agent. It is the view
+// rules.AgentRuntimeQuota decides admission from; the deciding is there.
+//
+// It is bounded: both lists read the manager's informer cache, in memory,
+// confined to one namespace by the cache's namespace index (no API request,
+// nothing cluster-wide), without deep copies (the objects are only read
+// here, and only three fields of each leave). The controller asks only when
+// the namespace's Workspace sets maxAgentRuntimes.
+func (f *Facts) AgentRuntimeQuotaEntries(namespace string) []rules.AgentRuntimeQuotaEntry {
+	agents := &v1alpha1.AgentRuntimeList{}
+	if !f.list(agents, "AgentRuntimes in namespace "+namespace, client.InNamespace(namespace), client.UnsafeDisableDeepCopy) {
+		return nil
+	}
+	deployments := &appsv1.DeploymentList{}
+	if !f.list(deployments, "Deployments in namespace "+namespace, client.InNamespace(namespace), client.UnsafeDisableDeepCopy) {
+		return nil
+	}
+	controlled := make(map[types.UID]bool, len(deployments.Items))
+	for i := range deployments.Items {
+		if ref := metav1.GetControllerOfNoCopy(&deployments.Items[i]); ref != nil && ref.Kind == "AgentRuntime" {
+			controlled[ref.UID] = true
+		}
+	}
+	out := make([]rules.AgentRuntimeQuotaEntry, 0, len(agents.Items))
+	for i := range agents.Items {
+		a := &agents.Items[i]
+		out = append(out, rules.AgentRuntimeQuotaEntry{Name: a.Name, CreationTimestamp: a.CreationTimestamp, HasDeployment: controlled[a.UID]})
+	}
+	return out
+}
+
+// ToolRegistry implements rules.Facts.
+func (f *Facts) ToolRegistry(namespace, name string) (*v1alpha1.ToolRegistry, bool) {
+	r := &v1alpha1.ToolRegistry{}
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, r, "ToolRegistry") {
+		return nil, false
+	}
+	return r, true
+}
+
+// AgentRuntime implements rules.Facts.
+func (f *Facts) AgentRuntime(namespace, name string) (*v1alpha1.AgentRuntime, bool) {
+	a := &v1alpha1.AgentRuntime{}
+	if !f.get(client.ObjectKey{Namespace: namespace, Name: name}, a, "AgentRuntime") {
+		return nil, false
+	}
+	return a, true
+}
+
+// PersistentVolumeClaimExists implements rules.Facts. It reads the claim's
+// metadata only (a PartialObjectMetadata get: through the manager's cache
+// that is a metadata informer, never the claims' specs).
+func (f *Facts) PersistentVolumeClaimExists(namespace, name string) bool {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	return f.get(client.ObjectKey{Namespace: namespace, Name: name}, m, "PersistentVolumeClaim")
+}
+
+// StatusObserved implements rules.Facts: objects read from the cluster carry
+// the status their controllers write.
+func (f *Facts) StatusObserved() bool { return true }

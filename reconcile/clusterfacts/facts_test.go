@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,6 +79,18 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if _, ok := f.Workspace("agents"); ok {
 				t.Error("Workspace found")
 			}
+			if got := f.AgentRuntimeQuotaEntries("agents"); got != nil {
+				t.Errorf("AgentRuntimeQuotaEntries = %v", got)
+			}
+			if _, ok := f.ToolRegistry("agents", "tools"); ok {
+				t.Error("ToolRegistry found")
+			}
+			if _, ok := f.AgentRuntime("agents", "billing"); ok {
+				t.Error("AgentRuntime found")
+			}
+			if f.PersistentVolumeClaimExists("agents", "media") {
+				t.Error("PersistentVolumeClaim found")
+			}
 			err := f.Err()
 			if !c.recorded {
 				if err != nil {
@@ -91,7 +107,8 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if n := strings.Count(err.Error(), "Secret agents/creds"); n != 1 {
 				t.Errorf("the Secret lookup failed twice and is reported %d times, want once: %v", n, err)
 			}
-			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces"} {
+			for _, what := range []string{"Provider agents/claude", "PromptPacks labelled", "Secret agents/creds", "ConfigMap agents/pack", "Workspaces",
+				"AgentRuntimes in namespace agents", "ToolRegistry agents/tools", "AgentRuntime agents/billing", "PersistentVolumeClaim agents/media"} {
 				if !strings.Contains(err.Error(), what) {
 					t.Errorf("Err = %v, does not name the lookup %q", err, what)
 				}
@@ -103,9 +120,11 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 // mapReader answers from objects held in memory, honouring a label
 // selector on List, to show which list the lookup asks for.
 type mapReader struct {
-	packs      []v1alpha1.PromptPack
-	workspaces []v1alpha1.Workspace
-	secret     *corev1.Secret
+	packs       []v1alpha1.PromptPack
+	workspaces  []v1alpha1.Workspace
+	agents      []v1alpha1.AgentRuntime
+	deployments []appsv1.Deployment
+	secret      *corev1.Secret
 }
 
 func (r mapReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
@@ -128,6 +147,18 @@ func (r mapReader) List(_ context.Context, list client.ObjectList, opts ...clien
 		}
 	case *v1alpha1.WorkspaceList:
 		l.Items = append(l.Items, r.workspaces...)
+	case *v1alpha1.AgentRuntimeList:
+		for _, a := range r.agents {
+			if a.Namespace == lo.Namespace {
+				l.Items = append(l.Items, a)
+			}
+		}
+	case *appsv1.DeploymentList:
+		for _, d := range r.deployments {
+			if d.Namespace == lo.Namespace {
+				l.Items = append(l.Items, d)
+			}
+		}
 	}
 	return nil
 }
@@ -182,6 +213,44 @@ func TestWorkspaceByNamespaceName(t *testing.T) {
 	}
 	if _, ok := f.Workspace("c"); ok {
 		t.Error("Workspace(c) found")
+	}
+}
+
+// TestAgentRuntimeQuotaEntries: an agent has its Deployment when a
+// Deployment of its namespace is controlled by it (by UID): a Deployment of
+// the same name it does not control, or one in another namespace, does not
+// count.
+func TestAgentRuntimeQuotaEntries(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	agent := func(ns, name string) v1alpha1.AgentRuntime {
+		return v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "-" + name), CreationTimestamp: created}}
+	}
+	deployment := func(ns, name string, owner types.UID, controller bool) appsv1.Deployment {
+		return appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: v1alpha1.GroupVersion.String(), Kind: "AgentRuntime", Name: name, UID: owner, Controller: &controller}}}}
+	}
+	r := mapReader{
+		agents: []v1alpha1.AgentRuntime{agent("agents", "running"), agent("agents", "waiting"), agent("agents", "same-name"), agent("other", "elsewhere")},
+		deployments: []appsv1.Deployment{
+			deployment("agents", "running", "agents-running", true),
+			deployment("agents", "same-name", "someone-else", true),
+			deployment("agents", "waiting", "agents-waiting", false),
+			deployment("other", "waiting", "agents-waiting", true),
+		},
+	}
+	f := New(context.Background(), r, nil, nil, rules.License{})
+	got := map[string]bool{}
+	for _, e := range f.AgentRuntimeQuotaEntries("agents") {
+		if !e.CreationTimestamp.Equal(&created) {
+			t.Errorf("%s: creationTimestamp %v", e.Name, e.CreationTimestamp)
+		}
+		got[e.Name] = e.HasDeployment
+	}
+	if want := map[string]bool{"running": true, "waiting": false, "same-name": false}; !maps.Equal(got, want) {
+		t.Errorf("AgentRuntimeQuotaEntries(agents) = %v, want %v", got, want)
+	}
+	if err := f.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -170,6 +170,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
 	st := computeStatus(p, findings, now)
+	packJSON, hasKey, _ := facts.ConfigMapValue(p.Namespace, p.Spec.Source.ConfigMapRef.Name, rules.PromptPackPackJSONKey)
+	st.ContentDigest = contentDigest(st, packJSON, hasKey)
 	if equality.Semantic.DeepEqual(p.Status, st) {
 		return ctrl.Result{}, nil
 	}

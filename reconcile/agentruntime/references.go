@@ -1,0 +1,111 @@
+package agentruntime
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// The agent's references beyond its pack and Providers: the ToolRegistry,
+// the A2A clients and the PersistentVolumeClaims its pod mounts. None of
+// them holds the workload back (agentruntime.md#conditions): a missing
+// registry runs the agent without tools, an unresolved A2A client is left
+// out, and a pod whose claim is missing stays Pending, as Kubernetes keeps
+// it, until the claim is created (then the scheduler starts it without
+// another apply). The decisions are rules/ findings; this file only wires
+// the lookups into Resolved and the findings into conditions.
+
+// True reasons of the conditions this file sets (the spec names only the
+// False ones).
+const (
+	ReasonVolumeClaimsFound  = "PersistentVolumeClaimsFound"
+	ReasonA2AClientsResolved = "A2AClientsResolved"
+)
+
+// resolveReferences fills in the ToolRegistry and the A2A clients: the
+// registry only when it exists in the agent's namespace (otherwise the pod
+// gets no tool registry), the clients that resolved, and every client's
+// resolution for status.a2a.clients.
+func resolveReferences(ar *v1alpha1.AgentRuntime, facts rules.Facts, res *Resolved, in *statusInput) {
+	res.ToolRegistryName = ""
+	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
+		if _, ok := facts.ToolRegistry(ar.Namespace, ref.Name); ok {
+			res.ToolRegistryName = ref.Name
+		}
+	}
+	in.a2aClients = rules.AgentRuntimeA2AClientResolutions(ar, facts)
+	res.A2AClients = nil
+	for _, c := range in.a2aClients {
+		if c.Resolved() {
+			res.A2AClients = append(res.A2AClients, ResolvedA2AClient{Name: c.Name, URL: c.URL})
+		}
+	}
+}
+
+// failedFirst orders a condition's findings so one whose reason fails the
+// agent comes first: the condition takes the first finding's reason, and
+// the phase is Failed when any reference fails it (a Provider missing beside
+// one not Ready is Failed, not Pending), whatever the rule IDs' order.
+func failedFirst(findings []rules.Finding) []rules.Finding {
+	out := slices.Clone(findings)
+	slices.SortStableFunc(out, func(a, b rules.Finding) int {
+		switch fa, fb := failedReasons[a.Reason], failedReasons[b.Reason]; {
+		case fa && !fb:
+			return -1
+		case fb && !fa:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// setReferenceStatus sets Volumes (always: every claim the pod mounts
+// exists, vacuously when it mounts none), A2AClientsResolved and
+// status.a2a.clients (only on an agent with clients; removed otherwise).
+func setReferenceStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, in statusInput) {
+	gen := ar.Generation
+	set := func(c metav1.Condition) { conditions.Set(&st.Conditions, c, in.now) }
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionVolumes,
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionVolumes), ReasonVolumeClaimsFound,
+		"every PersistentVolumeClaim the pod mounts exists", rules.AgentRuntimeReasonPersistentVolumeClaimNotFound, gen))
+
+	if len(in.a2aClients) == 0 {
+		meta.RemoveStatusCondition(&st.Conditions, v1alpha1.AgentRuntimeConditionA2AClientsResolved)
+		if st.A2A != nil {
+			st.A2A.Clients = nil
+			if st.A2A.AgentCardURL == "" && st.A2A.Endpoint == "" {
+				st.A2A = nil
+			}
+		}
+		return
+	}
+	// CrossNamespaceRef (admission) and Unresolved (reconcile) findings;
+	// the cross-namespace reason is the spec's more specific one, first.
+	findings := byCondition(in.findings, v1alpha1.AgentRuntimeConditionA2AClientsResolved)
+	slices.SortStableFunc(findings, func(a, b rules.Finding) int {
+		ca, cb := a.Reason == rules.AgentRuntimeReasonCrossNamespaceRef, b.Reason == rules.AgentRuntimeReasonCrossNamespaceRef
+		switch {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return 0
+	})
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionA2AClientsResolved, findings, ReasonA2AClientsResolved,
+		"every A2A client resolved", rules.AgentRuntimeReasonUnresolved, gen))
+	clients := make([]v1alpha1.AgentRuntimeA2AClientStatus, 0, len(in.a2aClients))
+	for _, c := range in.a2aClients {
+		clients = append(clients, v1alpha1.AgentRuntimeA2AClientStatus{Name: c.Name, ResolvedURL: c.URL, Ready: c.Resolved(), Error: c.Error})
+	}
+	if st.A2A == nil {
+		st.A2A = &v1alpha1.AgentRuntimeA2AStatus{}
+	}
+	st.A2A.Clients = clients
+}
