@@ -26,6 +26,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -217,6 +218,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
+	loads, err := operatorLoads(op, token)
+	if err != nil {
+		return err
+	}
 	select {
 	case <-time.After(cfg.steady):
 	case <-ctx.Done():
@@ -241,6 +246,24 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	fmt.Printf("  every agent Running after          %s   (target at N=1000: <= 60s)\n", toRunning.Round(time.Millisecond))
 	fmt.Printf("  operator peak RSS (VmHWM)          %.1f MiB (%.1f MiB when all were Running; VmRSS now %.1f MiB)   (target: <= 200 MiB)\n",
 		float64(hwm)/1024, float64(hwmAtRunning)/1024, float64(rss)/1024)
+	var rampWrites float64
+	for _, v := range opBefore {
+		rampWrites += v
+	}
+	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
+	names := make([]string, 0, len(loads))
+	for name := range loads {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l := loads[name]
+		if l.reconciles == 0 {
+			continue
+		}
+		fmt.Printf("  %-34s %.0f reconciles, %.1fs reconciling on %.0f worker(s) (%.1f ms each)\n",
+			name, l.reconciles, l.seconds, l.workers, 1000*l.seconds/l.reconciles)
+	}
 	fmt.Printf("  steady state %s: operator writes to Omnia objects and agent children %.0f   (target: 0)\n",
 		cfg.steady, operatorObjectWrites(apiDelta))
 	fmt.Printf("  steady state %s: every write request the operator sent %.0f (%s; leader-election Lease renewals included)\n",
@@ -298,4 +321,16 @@ func apiServerMetrics(ctx context.Context, admin *rest.Config) (string, error) {
 		return "", fmt.Errorf("API server /metrics: HTTP %d", resp.StatusCode)
 	}
 	return string(body), nil
+}
+
+// operatorLoads reads the controllers' work from the operator's /metrics.
+func operatorLoads(op *controlplane.Operator, token string) (map[string]*controllerLoad, error) {
+	code, body, err := op.Metrics(token)
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("operator /metrics: HTTP %d", code)
+	}
+	return controllerLoads(body)
 }

@@ -220,3 +220,41 @@ func peakRSS(pid int) (hwm, rss int64, err error) {
 	}
 	return hwm, rss, nil
 }
+
+// controllerLoad is, per controller, what the operator's own metrics say
+// about its work so far: reconciles, seconds spent reconciling, and the
+// number of workers (max concurrent reconciles). Seconds over workers is
+// the least wall time that work could take.
+type controllerLoad struct {
+	reconciles, seconds, workers float64
+}
+
+// controllerLoads reads controller_runtime_reconcile_total,
+// controller_runtime_reconcile_time_seconds_sum and
+// controller_runtime_max_concurrent_reconciles by controller.
+func controllerLoads(body string) (map[string]*controllerLoad, error) {
+	out := map[string]*controllerLoad{}
+	get := func(name string) *controllerLoad {
+		if out[name] == nil {
+			out[name] = &controllerLoad{}
+		}
+		return out[name]
+	}
+	for _, m := range []struct {
+		metric string
+		add    func(l *controllerLoad, v float64)
+	}{
+		{"controller_runtime_reconcile_total", func(l *controllerLoad, v float64) { l.reconciles += v }},
+		{"controller_runtime_reconcile_time_seconds_sum", func(l *controllerLoad, v float64) { l.seconds += v }},
+		{"controller_runtime_max_concurrent_reconciles", func(l *controllerLoad, v float64) { l.workers = v }},
+	} {
+		samples, err := parseCounter(body, m.metric)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range samples {
+			m.add(get(s.labels["controller"]), s.value)
+		}
+	}
+	return out, nil
+}

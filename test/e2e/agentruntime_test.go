@@ -80,13 +80,6 @@ var _ = Describe("AgentRuntime", func() {
 	})
 
 	It("holds an agent Pending while a Provider is not Ready, and runs it once the Provider is", func() {
-		// The ProviderReady rule for an existing but not-Ready Provider is
-		// issue #8 point 2 (branch ar-resolution). Until it is in the
-		// catalog, main reports such a Provider Ready and runs the agent;
-		// this guard goes away with that merge.
-		if _, ok := rules.Default.Lookup(providerReadyRule); !ok {
-			Skip("rule " + providerReadyRule + " is not in the catalog yet (issue #8 point 2, branch ar-resolution)")
-		}
 		ns := freshNamespace("e2e-agent-provider")
 		createExampleDeps(ns, ExampleDeps{NoProviderSecret: true})
 		waitProviderPhase(ns, exampleProvider, v1alpha1.ProviderPhaseError)
@@ -94,7 +87,7 @@ var _ = Describe("AgentRuntime", func() {
 
 		ar := waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(ar.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhasePending))
-			g.Expect(meta.IsStatusConditionFalse(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionProviderReady)).To(BeTrue(), conditionSummary(ar))
+			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionProviderReady)).To(Equal("False/"+rules.AgentRuntimeReasonProviderNotReady), conditionSummary(ar))
 		})
 		Expect(meta.IsStatusConditionFalse(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionReady)).To(BeTrue(), conditionSummary(ar))
 		Expect(meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionProviderReady).Message).To(
