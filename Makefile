@@ -47,9 +47,12 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 
 ##@ Run and test
 
+# OPEN_CORE=1 starts `make run` without its development licence.
+OPEN_CORE ?=
+
 .PHONY: run
-run: control-plane ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs, run the operator, serve until interrupted.
-	hack/run-local.sh
+run: control-plane ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs and a development licence, run the operator, serve until interrupted (OPEN_CORE=1: no licence).
+	hack/run-local.sh $(if $(OPEN_CORE),--open-core)
 
 .PHONY: test
 test: control-plane verify-generated lint fuzz-smoke ## Everything CI runs.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -60,14 +61,26 @@ func testScheme(tb testing.TB) *runtime.Scheme {
 }
 
 // newConfig returns a handler configuration as the operator builds it, with
-// metrics on a fresh registry.
+// metrics on a fresh registry, on a licensed cluster (every feature,
+// unlimited): the spec's examples use enterprise features, and the licence
+// gates have their own tables (rules/license_test.go,
+// cmd/omniactl/testdata/webhook-rejects.yaml).
 func newConfig(reg *prometheus.Registry) *admission.Config {
 	return &admission.Config{
 		Catalog: rules.Default,
 		Mode:    admission.ModeEnforce,
-		Facts:   rules.NoFacts{},
+		Facts:   rules.LicenseFacts{Source: licensedCluster()},
 		Metrics: admission.NewMetrics(reg),
 	}
+}
+
+// licensedCluster is an enterprise licence granting every feature, unlimited.
+func licensedCluster() rules.License {
+	features := map[string]bool{}
+	for _, f := range licensing.AllFeatures {
+		features[f] = true
+	}
+	return rules.License{Tier: licensing.TierEnterprise, Customer: "admission tests", Features: features, Limits: &licensing.Limits{}}
 }
 
 // httpHandler wraps kind's handler as the webhook server serves it.

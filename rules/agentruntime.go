@@ -160,6 +160,9 @@ var agentRuntimeSchemaRules = []Rule{
 		ID:   "agentruntime/scale-to-zero-needs-keda-triggers",
 		Doc:  "spec.runtime.autoscaling.minReplicas 0 requires spec.runtime.autoscaling.keda.triggers.",
 		Spec: "agentruntime.md#runtimeautoscaling",
+		// The autoscaling type is also a Workspace service group's
+		// default (spec.services[].autoscaling), and carries the rule there.
+		Kinds: []string{kindAgentRuntime, "Workspace"},
 	},
 	{
 		ID:   "agentruntime/sandbox-connection-exactly-one",
@@ -180,7 +183,9 @@ var agentRuntimeSchemaRules = []Rule{
 
 func init() {
 	for _, r := range agentRuntimeSchemaRules {
-		r.Kinds = agentRuntimeKinds
+		if r.Kinds == nil {
+			r.Kinds = agentRuntimeKinds
+		}
 		r.Stage = StageAdmission
 		r.Severity = SeverityDeny
 		r.Source = SourceSchema

@@ -74,7 +74,7 @@ func init() {
 		Kinds:    agentRuntimeKinds,
 		Stage:    StageAdmission,
 		Severity: SeverityDeny,
-		Doc: "A facade of type custom is an enterprise-licensed capability, enforced at admission: refused unless the licence grants custom-facade " +
+		Doc: "A facade of type custom is an enterprise-licensed capability, enforced at admission: refused unless the licence grants customFacade " +
 			"(an update of an agent that already had a custom facade is let through).",
 		Spec:  "agentruntime.md#facades",
 		Check: checkAgentRuntimeCustomFacadeLicense,
@@ -218,7 +218,7 @@ func checkAgentRuntimeCustomFacadeLicense(in Input) field.ErrorList {
 	for i := range ar.Spec.Facades {
 		if agentRuntimeFacadeType(&ar.Spec.Facades[i]) == v1alpha1.AgentRuntimeFacadeTypeCustom {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "facades").Index(i).Child("type"),
-				"a custom facade needs an enterprise licence granting the custom-facade feature; install such a licence, "+
+				"a custom facade needs an enterprise licence granting the customFacade feature; install such a licence, "+
 					"or use a built-in facade type (websocket, a2a)"))
 		}
 	}

@@ -558,6 +558,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/a2a-clients-exclusive":          {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/deprecated-a2a-clients":         {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/custom-facade-license":          {StageAdmission, SeverityDeny, "", ""},
+		"agentruntime/rollout-analysis-license":       {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/duration-format":                {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/drain-timeout-range":            {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/conversation-ttl-format":        {StageAdmission, SeverityWarn, "", ""},

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 )
 
 func arenaJobInt32(v int32) *int32 { return &v }
@@ -59,6 +60,10 @@ func arenaJobValid() *v1alpha1.ArenaJob {
 		},
 	}
 }
+
+// arenaJobLicensedFacts grant every licence feature, unlimited: the rules
+// of this file are judged apart from the licence gates (license_test.go).
+var arenaJobLicensedFacts = licenseTestFacts{license: enterpriseLicense(licensing.Limits{})}
 
 // arenaRunOf wraps a job's spec as a run's frozen template.
 func arenaRunOf(job *v1alpha1.ArenaJob) *v1alpha1.ArenaRun {
@@ -220,7 +225,7 @@ func TestArenaJobRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			job := arenaJobValid()
 			tc.mutate(job)
-			in := Input{Object: job}
+			in := Input{Object: job, Facts: arenaJobLicensedFacts}
 			if tc.old != nil {
 				old := arenaJobValid()
 				tc.old(old)
@@ -249,27 +254,27 @@ func TestArenaJobRulesOnArenaRun(t *testing.T) {
 	}
 
 	valid := arenaRunOf(arenaJobValid())
-	if got := Default.Evaluate(kindArenaRun, Input{Object: valid}, Options{}); len(got) != 0 {
+	if got := Default.Evaluate(kindArenaRun, Input{Object: valid, Facts: arenaJobLicensedFacts}, Options{}); len(got) != 0 {
 		t.Errorf("valid run: unexpected findings %v", got)
 	}
 
 	badJob := arenaJobValid()
 	bad(badJob)
 	run := arenaRunOf(badJob)
-	if got := arenaJobGot(Default.Evaluate(kindArenaRun, Input{Object: run}, Options{})); !slices.Equal(got, arenaJobWant(want)) {
+	if got := arenaJobGot(Default.Evaluate(kindArenaRun, Input{Object: run, Facts: arenaJobLicensedFacts}, Options{})); !slices.Equal(got, arenaJobWant(want)) {
 		t.Errorf("create:\n got %q\nwant %q", got, arenaJobWant(want))
 	}
 
 	// Cancelling a run leaves its frozen template as it was: nothing to refuse.
 	cancelled := run.DeepCopy()
 	cancelled.Spec.Cancelled = true
-	if got := Default.Evaluate(kindArenaRun, Input{Object: cancelled, Old: run}, Options{}); len(got) != 0 {
+	if got := Default.Evaluate(kindArenaRun, Input{Object: cancelled, Old: run, Facts: arenaJobLicensedFacts}, Options{}); len(got) != 0 {
 		t.Errorf("update leaving the template unchanged: unexpected findings %v", got)
 	}
 
 	// An update that changes the template is judged like a create.
 	oldRun := arenaRunOf(arenaJobValid())
-	if got := arenaJobGot(Default.Evaluate(kindArenaRun, Input{Object: run, Old: oldRun}, Options{})); !slices.Equal(got, arenaJobWant(want)) {
+	if got := arenaJobGot(Default.Evaluate(kindArenaRun, Input{Object: run, Old: oldRun, Facts: arenaJobLicensedFacts}, Options{})); !slices.Equal(got, arenaJobWant(want)) {
 		t.Errorf("update changing the template:\n got %q\nwant %q", got, arenaJobWant(want))
 	}
 }
@@ -287,6 +292,13 @@ func TestArenaJobRuleMetadata(t *testing.T) {
 		"arenajob/provider-ref-namespace":       {Kinds: both, Stage: StageAdmission, Severity: SeverityWarn, Source: SourceGo, Condition: "JobCreated", Reason: "JobCreationFailed"},
 		"arenajob/schedule-cron-invalid":        {Kinds: []string{kindArenaJob}, Stage: StageAdmission, Severity: SeverityWarn, Source: SourceGo, Condition: "Ready", Reason: "InvalidSchedule"},
 		"arenajob/schedule-timezone-invalid":    {Kinds: []string{kindArenaJob}, Stage: StageAdmission, Severity: SeverityWarn, Source: SourceGo, Condition: "Ready", Reason: "InvalidSchedule"},
+		// The licence gates (license_arenajob.go, table in license_test.go).
+		"arenajob/license-load-testing":        {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
+		"arenajob/license-data-generation":     {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
+		"arenajob/license-scheduling":          {Kinds: []string{kindArenaJob}, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
+		"arenajob/license-distributed-workers": {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
+		"arenajob/license-max-worker-replicas": {Kinds: both, Stage: StageAdmission, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
+		"arenajob/license-max-scenarios":       {Kinds: []string{kindArenaRun}, Stage: StageReconcile, Severity: SeverityDeny, Source: SourceGo, Condition: "Ready", Reason: "LicenseViolation"},
 	}
 	var registered []string
 	for _, r := range Default.Rules() {
@@ -314,7 +326,7 @@ func TestArenaJobRuleMetadata(t *testing.T) {
 	}
 	// The removed field cannot be on a typed object: the check finds nothing
 	// and the finding comes from the schema evaluator's Pruned list.
-	if got := Default.Evaluate(kindArenaJob, Input{Object: arenaJobValid()}, Options{}); len(got) != 0 {
+	if got := Default.Evaluate(kindArenaJob, Input{Object: arenaJobValid(), Facts: arenaJobLicensedFacts}, Options{}); len(got) != 0 {
 		t.Errorf("valid job: unexpected findings %v", got)
 	}
 }

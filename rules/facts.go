@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 )
 
 // Facts answers the cluster-state questions reconcile-stage rules ask. The
@@ -65,20 +66,45 @@ type Facts interface {
 // that it equals spec.packName.
 const PromptPackLabel = "omnia.altairalabs.ai/promptpack"
 
-// License is what a verified licence grants, as rules see it.
-type License struct {
-	// Features granted, e.g. "custom-facade".
-	Features map[string]bool
+// License is what a verified licence grants, as rules see it. licensing/
+// produces it (verified from the arena-license Secret, or the open-core
+// licence); the zero value is the open-core licence.
+type License = licensing.License
+
+// LicenseSource hands out the licence in force. A License is its own
+// (fixed) source; the operator hands the reconcilers and the webhook a
+// licensing.Store, which a change of the licence Secret updates without a
+// restart.
+type LicenseSource = licensing.Source
+
+// CurrentLicense reads src, the open-core licence when src is nil.
+func CurrentLicense(src LicenseSource) License {
+	if src == nil {
+		return licensing.OpenCore()
+	}
+	return src.Current()
 }
 
-// Has reports whether the licence grants feature.
-func (l License) Has(feature string) bool { return l.Features[feature] }
+// The licence features gates ask for (licensing.Feature*).
+const (
+	FeatureCustomFacade       = licensing.FeatureCustomFacade
+	FeatureLoadTesting        = licensing.FeatureLoadTesting
+	FeatureDataGeneration     = licensing.FeatureDataGeneration
+	FeatureScheduling         = licensing.FeatureScheduling
+	FeatureDistributedWorkers = licensing.FeatureDistributedWorkers
+)
 
-// FeatureCustomFacade is the enterprise feature a `custom` facade needs.
-const FeatureCustomFacade = "custom-facade"
+// LicenseFacts are NoFacts with the licence of a source: the facts of the
+// webhook's admission-stage rules, which need the licence alone.
+type LicenseFacts struct {
+	NoFacts
+	Source LicenseSource
+}
 
-// NoFacts knows nothing about the cluster and grants no licence features;
-// until licensing exists it is the licence every consumer sees.
+// License implements Facts.
+func (f LicenseFacts) License() License { return CurrentLicense(f.Source) }
+
+// NoFacts knows nothing about the cluster and grants the open-core licence.
 type NoFacts struct{}
 
 var _ Facts = NoFacts{}
@@ -87,7 +113,7 @@ func (NoFacts) Provider(string, string) (*v1alpha1.Provider, bool) { return nil,
 func (NoFacts) PromptPacks(string, string) []v1alpha1.PromptPack   { return nil }
 func (NoFacts) SecretKeys(string, string) ([]string, bool)         { return nil, false }
 func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil, false }
-func (NoFacts) License() License                                   { return License{} }
+func (NoFacts) License() License                                   { return licensing.OpenCore() }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
 func (NoFacts) StatusObserved() bool                               { return false }
 

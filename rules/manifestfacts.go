@@ -12,8 +12,8 @@ import (
 
 // ManifestFacts answers Facts from objects held in memory: the documents
 // omniactl check was given, so reconcile-stage rules can be run offline with
-// the manifests as the cluster. It is pure (no I/O) and grants no licence
-// features (licensing does not exist yet).
+// the manifests as the cluster. It is pure (no I/O) and answers the licence
+// given with SetLicense (the open-core licence by default).
 //
 // Fill it with Add and AddSecret, then hand it to any number of concurrent
 // evaluations: lookups only read. Adding is not safe concurrently with
@@ -34,6 +34,7 @@ type ManifestFacts struct {
 	registries map[string]*v1alpha1.ToolRegistry
 	agents     map[string]*v1alpha1.AgentRuntime
 	claims     map[string]bool // namespace/name of PersistentVolumeClaims
+	license    License         // zero: open-core
 }
 
 var _ Facts = (*ManifestFacts)(nil)
@@ -202,8 +203,13 @@ func (f *ManifestFacts) ToolPolicies(namespace string) []*v1alpha1.ToolPolicy {
 	return out
 }
 
-// License implements Facts: no licence.
-func (f *ManifestFacts) License() License { return License{} }
+// License implements Facts: the licence given with SetLicense (omniactl
+// --license), else the open-core licence.
+func (f *ManifestFacts) License() License { return f.license }
+
+// SetLicense sets the licence the facts answer (a verified one: omniactl
+// verifies the file it is given before handing it here).
+func (f *ManifestFacts) SetLicense(l License) { f.license = l }
 
 // CRDInstalled implements Facts: an optional CRD counts as installed when a
 // document of its kind (a ToolPolicy) or its CustomResourceDefinition was

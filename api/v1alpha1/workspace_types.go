@@ -72,6 +72,13 @@ type WorkspaceServiceGroup struct {
 	// redis configures the group's Redis.
 	// +optional
 	Redis *WorkspaceServiceBlock `json:"redis,omitempty"`
+
+	// autoscaling is the autoscaling default of the group's agents: an
+	// AgentRuntime selecting this group (spec.serviceGroup) that sets no
+	// spec.runtime.autoscaling inherits it (agentruntime.md §
+	// runtime.autoscaling). Same shape and defaults as the agent's field.
+	// +optional
+	Autoscaling *AgentRuntimeAutoscaling `json:"autoscaling,omitempty"`
 }
 
 // WorkspaceServiceBlock configures one service of a group: either managed by

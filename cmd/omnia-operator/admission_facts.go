@@ -9,7 +9,6 @@ import (
 	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
-	"github.com/altairalabs/omnia/rules"
 )
 
 // The webhook refuses a promptPackRef version or track on a live PromptPack
@@ -29,6 +28,6 @@ func webhookClusterFacts(mgr ctrl.Manager) (admission.ClusterFacts, error) {
 	// data.
 	reader, secrets, mapper := mgr.GetCache(), mgr.GetAPIReader(), mgr.GetRESTMapper()
 	return func(ctx context.Context) admission.CheckedFacts {
-		return clusterfacts.New(ctx, reader, secrets, mapper, rules.License{})
+		return clusterfacts.New(ctx, reader, secrets, mapper, licenseStore)
 	}, nil
 }

@@ -40,6 +40,7 @@ func init() {
 			BuiltinRuntimeImage: *runtimeImage,
 			FacadeImage:         *facadeImage,
 			PolicyBrokerImage:   *policyBrokerImage,
+			License:             licenseStore,
 		})
 	})
 }

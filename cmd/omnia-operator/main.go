@@ -70,6 +70,11 @@ func main() {
 		os.Exit(1)
 	}
 
+	if err := setupLicense(mgr, ownNamespace()); err != nil {
+		log.Error(err, "setting up the licence")
+		os.Exit(1)
+	}
+
 	reader := mgr.GetClient()
 	webhookFacts, err := webhookClusterFacts(mgr)
 	if err != nil {
@@ -80,7 +85,7 @@ func main() {
 		Catalog:  rules.Default,
 		Mode:     mode,
 		Severity: severities,
-		Facts:    rules.NoFacts{},
+		Facts:    rules.LicenseFacts{Source: licenseStore},
 		Metrics:  admission.NewMetrics(metrics.Registry),
 		NamespaceLabels: func(ctx context.Context, name string) (map[string]string, error) {
 			ns := &corev1.Namespace{}

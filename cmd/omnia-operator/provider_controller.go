@@ -40,6 +40,6 @@ func init() {
 		if err != nil {
 			return err
 		}
-		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes})
+		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore})
 	})
 }

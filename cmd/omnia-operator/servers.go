@@ -114,6 +114,11 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 			// Provider controller watches Secrets, the PromptPack controller
 			// ConfigMaps, as metadata only.
 			DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}},
+			// Unstructured reads come from the cache too: the only
+			// unstructured kind the operator reads is KEDA's ScaledObject
+			// (built without KEDA's Go types), which the AgentRuntime
+			// controller watches, so its per-reconcile read is local.
+			Unstructured: true,
 		}},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host:    f.webhookHost,

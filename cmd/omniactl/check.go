@@ -35,6 +35,9 @@ type checkConfig struct {
 	// TuneMemory sets the process's garbage collector for one check (the
 	// omniactl binary; tests leave it alone): see tuneMemory.
 	TuneMemory bool
+	// License is the verified licence the rules see (--license); the zero
+	// value is the open-core licence.
+	License rules.License
 }
 
 // tuneMemory sets the garbage collector for a check of inputBytes of
@@ -314,6 +317,7 @@ func metaNames(obj map[string]any) (namespace, name string) {
 // on workers.
 func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
+	facts.SetLicense(cfg.License)
 	rep := &report{}
 	omnia := make([]int, 0, len(docs))
 	for i := range docs {

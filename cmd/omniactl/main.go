@@ -4,6 +4,7 @@
 //
 //	omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
 //	omniactl rules [-o table|json|markdown]
+//	omniactl license inspect FILE [--public-key PEM]… [-o text|json]
 //
 // check exits 0 when nothing is denied, 1 when something is, and 2 when the
 // input is unusable (a file that cannot be read, YAML or JSON that does not
@@ -43,14 +44,18 @@ const usage = `omniactl checks Omnia manifests offline against the rule catalog.
 
 Usage:
   omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
+                 [--license FILE --license-public-key PEM…]
   omniactl rules [-o table|json|markdown]
+  omniactl license inspect FILE [--public-key PEM]… [-o text|json]
 
 check reads files, directories (recursively: *.yaml, *.yml, *.json) and "-"
 (stdin), each possibly holding several YAML documents. Provider, PromptPack,
 Workspace, ToolPolicy, ConfigMap and Secret documents (keys only) are facts
 for the others; every Omnia document is evaluated with the schema (OpenAPI and CEL, as
 the API server runs it) and every Go rule, admission and reconcile stage.
-Other documents are skipped.
+Other documents are skipped. The licence the rules see is the open-core one,
+or the --license file, verified with --license-public-key as the operator
+verifies the arena-license Secret.
 
 Exit status: 0 nothing denied, 1 something denied, 2 unusable input.
 `
@@ -66,6 +71,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCheck(ctx, args[1:], stdin, stdout, stderr)
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
+	case "license":
+		return runLicense(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -108,7 +115,9 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		format     string
 		namespace  string
 		severities = rules.SeverityOverrides{}
+		lic        licenseCheckFlags
 	)
+	lic.bind(fs)
 	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
 	fs.StringVar(&format, "o", formatTable, "output: table, json, sarif or junit")
 	fs.StringVar(&namespace, "namespace", "", "namespace for namespaced documents that name none (as kubectl apply -n)")
@@ -133,7 +142,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitInput
 	}
 
-	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC})
+	license, err := lic.license(stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "omniactl check: --license:", err)
+		return exitInput
+	}
+	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license})
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {

@@ -6,7 +6,8 @@
 // a CA and serving certificate generated under .local/webhook-certs, runs the
 // operator (bin/omnia-operator) against it as its ServiceAccount with the
 // generated RBAC and leader election on (Lease in omnia-system), writes .local/kubeconfig once
-// everything answers, and serves until interrupted. The etcd data and the API
+// everything answers, and serves until interrupted. Unless started with
+// --open-core it installs a development licence (license.go). The etcd data and the API
 // data survives to the next run.
 package main
 
@@ -44,6 +45,7 @@ func run() error {
 	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig (relative to the repository root unless absolute)")
 	operatorBin := flag.String("operator", "bin/omnia-operator", "the omnia-operator binary (relative to the repository root unless absolute)")
+	openCore := flag.Bool("open-core", false, "start without the development licence (make run OPEN_CORE=1): the open-core licence applies")
 	flag.Parse()
 
 	root, err := controlplane.RepoRoot()
@@ -138,6 +140,12 @@ func run() error {
 	if err := os.WriteFile(operatorKubeconfig, opKubeconfig, 0o600); err != nil {
 		return err
 	}
+	// The development licence (every feature, customer "local development"),
+	// trusted by this operator only; --open-core starts without it.
+	licenseArgs, err := setupDevLicense(context.Background(), env.Config, state, excluded, *openCore)
+	if err != nil {
+		return err
+	}
 	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
 		Binary:      underRoot(root, *operatorBin),
 		Kubeconfig:  operatorKubeconfig,
@@ -145,12 +153,18 @@ func run() error {
 		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(state, "operator.log"),
-		Args:        []string{"--excluded-namespace", excluded},
+		Args:        append([]string{"--excluded-namespace", excluded}, licenseArgs...),
 	})
 	if err != nil {
 		return err
 	}
 	defer op.Stop()
+	if *openCore {
+		fmt.Fprintln(os.Stderr, "open-core: no licence installed (enterprise features are refused)")
+	} else {
+		fmt.Fprintf(os.Stderr, "development licence installed in %s/%s (customer %q, every feature; key and token under %s)\n",
+			excluded, "arena-license", devLicenseCustomer, filepath.Join(state, "license"))
+	}
 	fmt.Fprintf(os.Stderr, "operator ready (webhooks on 127.0.0.1:%d, %s, log %s)\n", env.WebhookInstallOptions.LocalServingPort, op.MetricsURL, op.LogPath)
 	// Prove the kubeconfig answers before publishing it, so a caller that
 	// waits for the file can use it at once.

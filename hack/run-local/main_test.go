@@ -67,6 +67,16 @@ func TestRunLocal(t *testing.T) {
 	if err := c.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "[agentruntime/reserved-env-key]") {
 		t.Fatalf("an AgentRuntime with OMNIA_PACK_MODE: err = %v, want a refusal naming agentruntime/reserved-env-key", err)
 	}
+	// The development licence is in force: a custom facade (an enterprise
+	// feature) is admitted, and the Secret says it is the development one.
+	if err := c.Create(ctx, customFacadeAgent(), client.DryRunAll); err != nil {
+		t.Errorf("a custom facade under the development licence: %v", err)
+	}
+	lic := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "omnia-system", Name: "arena-license"}, lic); err != nil ||
+		lic.Labels["omnia.altairalabs.ai/development-license"] != "true" || len(lic.Data["license"]) == 0 {
+		t.Errorf("the development licence Secret: %v %v", err, lic.Labels)
+	}
 	// It is a cluster: an applied Deployment gets a ready pod on the
 	// simulated Node (nothing here writes its status).
 	dep := &appsv1.Deployment{
@@ -94,12 +104,26 @@ func TestRunLocal(t *testing.T) {
 		t.Fatalf("the kubeconfig outlived the control plane: %v", err)
 	}
 
-	// Second run: the Provider is still there.
-	c, stop = start(t, runLocal, state, operator)
+	// Second run, open-core (make run OPEN_CORE=1): the Provider is still
+	// there, and the development licence is gone with its features.
+	c, stop = start(t, runLocal, state, operator, "--open-core")
 	defer stop()
 	got := &v1alpha1.Provider{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(prov), got); err != nil {
 		t.Fatalf("the Provider did not survive a restart: %v", err)
+	}
+	if err := c.Create(ctx, customFacadeAgent(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "[agentruntime/custom-facade-license]") {
+		t.Errorf("a custom facade on open-core: err = %v, want a refusal naming agentruntime/custom-facade-license", err)
+	}
+}
+
+func customFacadeAgent() *v1alpha1.AgentRuntime {
+	return &v1alpha1.AgentRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "custom", Namespace: "agents"},
+		Spec: v1alpha1.AgentRuntimeSpec{
+			PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "p"},
+			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeCustom, Image: "registry.example/facade:1"}},
+		},
 	}
 }
 
@@ -119,9 +143,9 @@ func build(t *testing.T, out, pkg string) {
 // start runs run-local in the background, waits for its ready line and
 // returns a client on the kubeconfig it wrote, and a func that stops it
 // with SIGTERM and checks that it exits cleanly.
-func start(t *testing.T, runLocal, state, operator string) (client.Client, func()) {
+func start(t *testing.T, runLocal, state, operator string, args ...string) (client.Client, func()) {
 	t.Helper()
-	cmd := exec.Command(runLocal, "--state-dir", state, "--operator", operator)
+	cmd := exec.Command(runLocal, append([]string{"--state-dir", state, "--operator", operator}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,8 @@ import (
 )
 
 // applyWorkload applies the agent's children in dependency order: the pod's
-// identity (ServiceAccount, Role, RoleBinding), the Service, then the
-// Deployment. It records in in what was applied, for the status.
+// identity (ServiceAccount, Role, RoleBinding), the Service, the
+// Deployment, then its autoscaler (autoscaling.go). It records in in what was applied, for the status.
 func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
 	d, dropped, err := Deployment(ar, *res)
 	if err != nil {
@@ -32,10 +32,18 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	in.serviceApplied = true
+	if err := r.handOffReplicas(ctx, d); err != nil {
+		return err
+	}
 	if err := r.apply(ctx, d); err != nil {
 		return err
 	}
 	in.deployment = d
+	as, err := r.applyAutoscaling(ctx, ar, res)
+	if err != nil {
+		return err
+	}
+	in.autoscaling = &as
 	return nil
 }
 

@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -54,7 +55,7 @@ type Options struct {
 	BuiltinRuntimeImage, FacadeImage, PolicyBrokerImage string
 	// Clock stamps condition transitions.
 	Clock   clock.PassiveClock
-	License rules.License
+	License rules.LicenseSource
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -63,13 +64,18 @@ type Reconciler struct {
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	opts     Options
+	// kedaServed is set once the KEDA ScaledObject kind is known to be
+	// served (at startup, or when a ScaledObject was applied): only then
+	// is a stale ScaledObject looked for, so a cluster without KEDA costs
+	// no discovery request per reconcile.
+	kedaServed atomic.Bool
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
 // changes, and the idle inputs: lastUsedAt and the idle-timeout
-// annotation), Owns Deployment and Service; a Workspace's spec changes and an
-// AgentRuntime's deletion re-reconcile the agents its quota concerns
-// (quota_watches.go).
+// annotation), Owns Deployment and Service, and the autoscalers
+// (watchAutoscalers); a Workspace's spec changes and an AgentRuntime's
+// deletion re-reconcile the agents its quota concerns (quota_watches.go).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
@@ -86,7 +92,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := indexReferences(ctx, idx); err != nil {
 		return err
 	}
-	return r.watchReferences(ctrl.NewControllerManagedBy(mgr).
+	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
@@ -94,8 +100,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete())).
-		Complete(r)
+		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()))
+	return r.watchAutoscalers(b, mgr.GetRESTMapper()).Complete(r)
 }
 
 // Reconcile runs one pass over an agent, in the order the steps depend on
@@ -126,6 +132,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
 	plan := r.resolve(ar, facts, findings, &in)
 	if err := facts.Err(); err != nil {
+		// A lookup resolve made failed (not "absent"): building from it
+		// could, e.g., set static replicas under a live autoscaler.
 		return ctrl.Result{}, fmt.Errorf("resolving: %w", err)
 	}
 	digest, err := r.compositionDigest(ctx, ar, facts)

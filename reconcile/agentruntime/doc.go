@@ -1,7 +1,9 @@
 // Package agentruntime builds the workload of an AgentRuntime: the
 // Deployment (facade, runtime and policy-broker containers), the Service with
 // the facade ports, and the ServiceAccount, Role and RoleBinding that let the
-// facade read its own AgentRuntime and write its status.
+// facade read its own AgentRuntime and write its status; and the autoscaler
+// that scales the Deployment: an autoscaling/v2 HorizontalPodAutoscaler
+// (hpa.go) or a KEDA ScaledObject (scaledobject.go, unstructured).
 //
 // Everything here is pure: a builder takes the AgentRuntime and what the
 // controller looked up for it (Resolved) and returns fully specified objects

@@ -50,5 +50,6 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	resolveReferences(ar, facts, &plan.res, in)
 	plan.res.ScaleToZero = capabilitiesScaleToZero(findings)
 	applyWorkspaceQuota(ar, facts, &plan, in)
+	resolveAutoscaling(ar, facts, &plan.res)
 	return plan
 }

@@ -56,6 +56,9 @@ type statusInput struct {
 	deployment *appsv1.Deployment
 	// serviceApplied reports whether the Service was applied.
 	serviceApplied bool
+	// autoscaling is what the autoscaling step did; nil when it did not
+	// run (workload held back), which leaves AutoscalingReady as it was.
+	autoscaling *autoscalingOutcome
 	// activeVersion is the resolved PromptPack's version.
 	activeVersion string
 	// compositionDigest is the digest of the resolved inputs
@@ -116,6 +119,9 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, ReasonServiceNotCreated, "the Service is not applied"
 	}
 	set(svc)
+	if in.autoscaling != nil {
+		set(autoscalingCondition(*in.autoscaling, gen))
+	}
 	capsReported, capsSatisfied := capabilityConditions(ar, in.findings)
 	set(capsReported)
 	set(capsSatisfied)

@@ -68,11 +68,16 @@ var _ rules.Facts = (*Facts)(nil)
 // the data of a Secret or ConfigMap is fetched only when a rule asks about
 // the one an object names, and never held in memory cluster-wide. A nil
 // secrets reads them through reader.
-func New(ctx context.Context, reader, secrets client.Reader, mapper meta.RESTMapper, license rules.License) *Facts {
+//
+// license is read once here, so one evaluation sees one licence however the
+// licence Secret changes meanwhile; the next evaluation sees the new one
+// (the operator passes its licensing.Store, tests a fixed rules.License; nil
+// is the open-core licence).
+func New(ctx context.Context, reader, secrets client.Reader, mapper meta.RESTMapper, license rules.LicenseSource) *Facts {
 	if secrets == nil {
 		secrets = reader
 	}
-	return &Facts{ctx: ctx, reader: reader, secrets: secrets, mapper: mapper, license: license}
+	return &Facts{ctx: ctx, reader: reader, secrets: secrets, mapper: mapper, license: rules.CurrentLicense(license)}
 }
 
 // Err returns the lookups that failed for another reason than "not found",

@@ -72,8 +72,9 @@ const ConfigMapNameIndex = "spec.source.configMapRef.name"
 type Options struct {
 	// Clock stamps condition transitions. Default: the real clock.
 	Clock clock.PassiveClock
-	// License is the licence handed to the rules as a fact.
-	License rules.License
+	// License is the licence handed to the rules as a fact (the operator's
+	// licensing.Store, so a licence reload takes effect; nil: open-core).
+	License rules.LicenseSource
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
 	// SkipNameValidation lets tests register the controller in several

@@ -132,8 +132,9 @@ type Options struct {
 	// DefaultEndpoints are the vendor endpoints used without spec.baseURL.
 	// Default: DefaultEndpoints.
 	DefaultEndpoints map[v1alpha1.ProviderType]string
-	// License is the licence handed to the rules as a fact.
-	License rules.License
+	// License is the licence handed to the rules as a fact (the operator's
+	// licensing.Store, so a licence reload takes effect; nil: open-core).
+	License rules.LicenseSource
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 4.
 	MaxConcurrentReconciles int
 	// SkipNameValidation lets tests register the controller in several

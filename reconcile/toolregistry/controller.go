@@ -87,8 +87,9 @@ type Options struct {
 	// CRDCheckInterval is how often the ToolPolicy CRD is re-checked
 	// through discovery. Default 30s.
 	CRDCheckInterval time.Duration
-	// License is the licence rules see.
-	License rules.License
+	// License is the licence rules see (the operator's licensing.Store, so a
+	// licence reload takes effect; nil: open-core).
+	License rules.LicenseSource
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
 }
