@@ -15,6 +15,8 @@ BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 # Packages with benchmarks (others would start a control plane for nothing).
 BENCH_PKGS ?= ./rules/ ./admission/ ./cmd/omniactl/
+# Agents the AgentRuntime scale benchmark creates (make bench-agents N=1000).
+N ?= 100
 
 .PHONY: all
 all: generate manifests build
@@ -78,6 +80,10 @@ fuzz-smoke: ## Every fuzz target for 2s (part of make test).
 .PHONY: bench
 bench: ## Go benchmarks (compare runs with `go tool benchstat old.txt new.txt`).
 	go test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
+
+.PHONY: bench-agents
+bench-agents: control-plane ## AgentRuntime scale benchmark on the local cluster (not in make test): N agents (default 100), time to Running, operator peak RSS, steady-state API writes.
+	go run ./hack/bench-agents -n $(N)
 
 .PHONY: help
 help:

@@ -47,6 +47,13 @@ var kwokStages = []string{
 	"pod/fast/pod-delete.yaml",
 }
 
+// componentQPS and componentBurst are the controller-manager's and the
+// scheduler's client limits.
+const (
+	componentQPS   = "200"
+	componentBurst = "400"
+)
+
 // componentStopTimeout is how long a component gets to exit on SIGTERM.
 const componentStopTimeout = 10 * time.Second
 
@@ -154,6 +161,12 @@ func StartComponents(env *envtest.Environment, dir string) (*Components, error) 
 			// signing key is needed, and the token controllers are off.
 			"--use-service-account-credentials=false",
 			"--controllers=*,-serviceaccount-token,-bootstrapsigner,-tokencleaner",
+			// The default client limit (20 QPS) would make the
+			// controller-manager, not the operator, what a scale run
+			// (make bench-agents) measures: each agent's Deployment
+			// costs it a ReplicaSet, a Pod and their status writes.
+			"--kube-api-qps=" + componentQPS,
+			"--kube-api-burst=" + componentBurst,
 		}},
 		{"kube-scheduler", []string{
 			"--kubeconfig=" + kubeconfigPath,
@@ -161,6 +174,9 @@ func StartComponents(env *envtest.Environment, dir string) (*Components, error) 
 			"--authorization-kubeconfig=" + kubeconfigPath,
 			"--leader-elect=false",
 			"--secure-port=0",
+			// As for the controller-manager (the default is 50 QPS).
+			"--kube-api-qps=" + componentQPS,
+			"--kube-api-burst=" + componentBurst,
 		}},
 		{"kwok", append([]string{
 			"--kubeconfig=" + kubeconfigPath,

@@ -123,6 +123,10 @@ func LoadCRDs(kinds []string) ([]*apiextensionsv1.CustomResourceDefinition, erro
 	return crds, nil
 }
 
+// ServiceCIDR is the API server's Service ClusterIP range: a /16, room
+// for the Services of thousands of agents.
+const ServiceCIDR = "10.96.0.0/16"
+
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs.
 // Stop the returned environment with env.Stop().
 func Start(opts Options) (*envtest.Environment, error) {
@@ -147,6 +151,9 @@ func Start(opts Options) (*envtest.Environment, error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	// envtest's default Service range is a /24: 254 ClusterIPs, fewer than
+	// the agents of a scale run (make bench-agents), each with a Service.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", ServiceCIDR)
 	if opts.Webhooks {
 		hooks, err := ValidatingWebhooks(opts.excludedNamespace())
 		if err != nil {

@@ -227,6 +227,15 @@ func (op *Operator) Kill() {
 	op.exited <- <-op.exited
 }
 
+// Pid is the operator process's id (for /proc/<pid>/status: its peak RSS in
+// a benchmark).
+func (op *Operator) Pid() int {
+	if op.cmd.Process == nil {
+		return 0
+	}
+	return op.cmd.Process.Pid
+}
+
 // Exited delivers the operator's exit error if it stops on its own.
 func (op *Operator) Exited() <-chan error { return op.exited }
 

@@ -1,7 +1,14 @@
-// Package e2e runs Ginkgo suites against a real kube-apiserver and etcd with
+// Package e2e runs Ginkgo suites on the local cluster `make run` starts
+// (test/controlplane WithOperatorCluster: kube-apiserver and etcd,
+// kube-controller-manager, kube-scheduler and a kwok-simulated Node) with
 // the operator binary running exactly as `make run` runs it: webhooks
 // registered over TLS, controllers on, as its ServiceAccount with the
-// generated RBAC and leader election on. Probes go to local servers the specs
+// generated RBAC and leader election on. The Deployments the operator
+// applies get ReplicaSets and Ready Pods from the cluster's own controllers;
+// no spec writes a Deployment's or Pod's status. The whole suite runs on the
+// cluster rather than a second suite on it beside this one: the components
+// add about a second to the suite's start (measured), and a second control
+// plane would cost a whole start. Probes go to local servers the specs
 // start; nothing reaches the internet.
 package e2e
 
@@ -22,6 +29,7 @@ import (
 
 var (
 	env       *envtest.Environment
+	cluster   *controlplane.Cluster
 	operator  *controlplane.Operator
 	k8sClient client.Client
 	logDir    string
@@ -36,8 +44,9 @@ var _ = BeforeSuite(func() {
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-e2e-")
 	Expect(err).NotTo(HaveOccurred())
-	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir)
+	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir)
 	Expect(err).NotTo(HaveOccurred())
+	env = cluster.Environment
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -55,12 +64,13 @@ var _ = AfterSuite(func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
 	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
+	if cluster != nil {
+		controlplane.RemoveWebhooks(env)
+		Expect(cluster.Stop()).To(Succeed())
 	}
 	if !CurrentSpecReport().Failed() {
 		_ = os.RemoveAll(logDir)
 	} else {
-		GinkgoWriter.Printf("operator log kept in %s\n", logDir)
+		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
 	}
 })

@@ -1,0 +1,336 @@
+// Command bench-agents is `make bench-agents N=<n>`: the AgentRuntime
+// controller at scale on the local cluster (test/controlplane
+// WithOperatorCluster: kube-apiserver, etcd, kube-controller-manager,
+// kube-scheduler, a kwok Node, and the operator binary as `make run` runs
+// it). It creates N AgentRuntimes, each with its own Provider and
+// PromptPack, and reports
+//
+//   - the time until every agent is Running (status.phase, which needs a
+//     ready replica: real ReplicaSets and Pods, made Ready by kwok);
+//   - the operator's peak RSS (VmHWM of its process);
+//   - the API writes during a steady state afterwards (-steady, 60 s): the
+//     operator's own client requests by method, and the API server's writes
+//     by resource (see metrics.go for how they are attributed).
+//
+// It is a benchmark, not a test: it asserts nothing and is not part of
+// `make test`. The issue's targets (N = 1000: ≤ 60 s, ≤ 200 MiB, 0 writes)
+// are printed beside the figures.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-agents:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	n           int
+	steady      time.Duration
+	timeout     time.Duration
+	concurrency int
+	keep        bool
+}
+
+func run() error {
+	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+	var cfg config
+	flag.IntVar(&cfg.n, "n", 100, "number of AgentRuntimes (each with its own Provider and PromptPack)")
+	flag.DurationVar(&cfg.steady, "steady", 60*time.Second, "steady-state window in which API writes are counted, after every agent is Running")
+	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up when the agents are not all Running by then")
+	flag.IntVar(&cfg.concurrency, "concurrency", 16, "parallel creators (a GitOps tool applying many manifests)")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep the logs directory")
+	flag.Parse()
+	if cfg.n <= 0 {
+		return fmt.Errorf("-n must be positive")
+	}
+
+	dir, err := os.MkdirTemp("", "omnia-bench-agents-")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("bench-agents: N=%d, steady window %s, logs in %s\n", cfg.n, cfg.steady, dir)
+	start := time.Now()
+	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("local cluster and operator up in %s (operator pid %d)\n", time.Since(start).Round(time.Millisecond), op.Pid())
+	failed := true
+	defer func() {
+		op.Stop()
+		controlplane.RemoveWebhooks(cluster.Environment)
+		_ = cluster.Stop()
+		if failed || cfg.keep {
+			fmt.Printf("logs kept in %s\n", dir)
+		} else {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	// An interrupt stops the run but still tears the cluster down.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench(ctx, cfg, cluster, op); err != nil {
+		return err
+	}
+	failed = false
+	return nil
+}
+
+func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	// The benchmark's own client must not be what limits the run.
+	admin := rest.CopyConfig(cluster.Config)
+	admin.QPS, admin.Burst = 500, 1000
+	c, err := client.New(admin, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	defer vendor.Close()
+
+	for i := 0; i < cfg.n; i += agentsPerNamespace {
+		if err := createNamespace(ctx, c, i); err != nil {
+			return err
+		}
+	}
+
+	t0 := time.Now()
+	var created atomic.Int64
+	createdAt := make(chan time.Duration, 1)
+	errs := make(chan error, cfg.concurrency)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := createAgent(ctx, c, i, vendor.URL); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					cancel()
+					return
+				}
+				if created.Add(1) == int64(cfg.n) {
+					createdAt <- time.Since(t0)
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := 0; i < cfg.n; i++ {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	// Poll the agents' phases; a List across namespaces is one request.
+	var allCreated time.Duration
+	lastReport := time.Now()
+	for {
+		select {
+		case err := <-errs:
+			return fmt.Errorf("creating: %w", err)
+		case d := <-createdAt:
+			allCreated = d
+		default:
+		}
+		list := &v1alpha1.AgentRuntimeList{}
+		if err := c.List(ctx, list); err != nil {
+			return fmt.Errorf("listing agents: %w (%d of %d created)", err, created.Load(), cfg.n)
+		}
+		phases := map[v1alpha1.AgentRuntimePhase]int{}
+		for _, ar := range list.Items {
+			phases[ar.Status.Phase]++
+		}
+		if phases[v1alpha1.AgentRuntimePhaseRunning] == cfg.n {
+			break
+		}
+		if time.Since(lastReport) > 5*time.Second {
+			fmt.Printf("  %6.1fs created %d, phases %v\n", time.Since(t0).Seconds(), created.Load(), phases)
+			lastReport = time.Now()
+		}
+		select {
+		case <-time.After(250 * time.Millisecond):
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for Running: %w (%d of %d created)", ctx.Err(), created.Load(), cfg.n)
+		}
+	}
+	toRunning := time.Since(t0)
+	wg.Wait()
+	if allCreated == 0 {
+		allCreated = <-createdAt
+	}
+	hwmAtRunning, _, err := peakRSS(op.Pid())
+	if err != nil {
+		return err
+	}
+
+	// Steady state: every agent Running, nothing changes; count writes.
+	token, err := controlplane.ServiceAccountToken(cluster.Config, controlplane.OperatorNamespace, controlplane.MetricsScraper)
+	if err != nil {
+		return err
+	}
+	apiBefore, opBefore, err := scrapeWrites(ctx, admin, op, token)
+	if err != nil {
+		return err
+	}
+	loads, err := operatorLoads(op, token)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-time.After(cfg.steady):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	apiAfter, opAfter, err := scrapeWrites(ctx, admin, op, token)
+	if err != nil {
+		return err
+	}
+	hwm, rss, err := peakRSS(op.Pid())
+	if err != nil {
+		return err
+	}
+	apiDelta, opDelta := delta(apiBefore, apiAfter), delta(opBefore, opAfter)
+
+	var opTotal float64
+	for _, v := range opDelta {
+		opTotal += v
+	}
+	fmt.Printf("\nresults (N=%d, %d namespaces of up to %d agents, %d creators)\n", cfg.n, (cfg.n+agentsPerNamespace-1)/agentsPerNamespace, agentsPerNamespace, cfg.concurrency)
+	fmt.Printf("  all objects created after          %s\n", allCreated.Round(time.Millisecond))
+	fmt.Printf("  every agent Running after          %s   (target at N=1000: <= 60s)\n", toRunning.Round(time.Millisecond))
+	fmt.Printf("  operator peak RSS (VmHWM)          %.1f MiB (%.1f MiB when all were Running; VmRSS now %.1f MiB)   (target: <= 200 MiB)\n",
+		float64(hwm)/1024, float64(hwmAtRunning)/1024, float64(rss)/1024)
+	var rampWrites float64
+	for _, v := range opBefore {
+		rampWrites += v
+	}
+	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
+	names := make([]string, 0, len(loads))
+	for name := range loads {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l := loads[name]
+		if l.reconciles == 0 {
+			continue
+		}
+		fmt.Printf("  %-34s %.0f reconciles, %.1fs reconciling on %.0f worker(s) (%.1f ms each)\n",
+			name, l.reconciles, l.seconds, l.workers, 1000*l.seconds/l.reconciles)
+	}
+	fmt.Printf("  steady state %s: operator writes to Omnia objects and agent children %.0f   (target: 0)\n",
+		cfg.steady, operatorObjectWrites(apiDelta))
+	fmt.Printf("  steady state %s: every write request the operator sent %.0f (%s; leader-election Lease renewals included)\n",
+		cfg.steady, opTotal, strings.Join(sortedLines(opDelta), ", "))
+	fmt.Printf("  steady state %s: API server writes by resource (every client):\n", cfg.steady)
+	for _, l := range sortedLines(apiDelta) {
+		fmt.Printf("    %s\n", l)
+	}
+	return nil
+}
+
+// scrapeWrites reads the API server's write counters by resource and the
+// operator's own write requests by method.
+func scrapeWrites(ctx context.Context, admin *rest.Config, op *controlplane.Operator, token string) (api, operator map[string]float64, err error) {
+	body, err := apiServerMetrics(ctx, admin)
+	if err != nil {
+		return nil, nil, err
+	}
+	if api, err = writesByResource(body); err != nil {
+		return nil, nil, err
+	}
+	code, obody, err := op.Metrics(token)
+	if err != nil {
+		return nil, nil, err
+	}
+	if code != http.StatusOK {
+		return nil, nil, fmt.Errorf("operator /metrics: HTTP %d", code)
+	}
+	if operator, err = clientWrites(obody); err != nil {
+		return nil, nil, err
+	}
+	return api, operator, nil
+}
+
+// apiServerMetrics is the API server's /metrics, read as the admin.
+func apiServerMetrics(ctx context.Context, admin *rest.Config) (string, error) {
+	hc, err := rest.HTTPClientFor(admin)
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(admin.Host, "/")+"/metrics", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("API server /metrics: HTTP %d", resp.StatusCode)
+	}
+	return string(body), nil
+}
+
+// operatorLoads reads the controllers' work from the operator's /metrics.
+func operatorLoads(op *controlplane.Operator, token string) (map[string]*controllerLoad, error) {
+	code, body, err := op.Metrics(token)
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("operator /metrics: HTTP %d", code)
+	}
+	return controllerLoads(body)
+}
