@@ -163,9 +163,6 @@ type Server struct {
 type Options struct {
 	// Username and Password, when set, are required (HTTP basic auth).
 	Username, Password string
-	// Padding, when > 0, adds that many bytes to the refs advertisement
-	// (as extra pkt-line prefix lines), to test a size bound.
-	Padding int
 }
 
 type oneRepo struct{ s storer.Storer }
@@ -217,9 +214,6 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 			_ = ar.Capabilities.Add(capability.SymRef, "HEAD:"+head.Target().String())
 		}
 		ar.Prefix = [][]byte{[]byte("# service=" + transport.UploadPackServiceName), pktline.Flush}
-		for range opts.Padding / 1000 {
-			ar.Prefix = append(ar.Prefix, []byte(strings.Repeat("x", 1000)))
-		}
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
 		_ = ar.Encode(w)
 	})
