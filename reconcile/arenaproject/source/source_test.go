@@ -436,3 +436,42 @@ func TestMain(m *testing.M) {
 	_ = os.Setenv("HOME", filepath.Join(os.TempDir(), "arenaproject-source-test-home"))
 	os.Exit(m.Run())
 }
+
+func TestExport(t *testing.T) {
+	root, f := hosted(t)
+	r, err := source.OpenHosted(root, "ns", "proj", source.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.FromSlash(source.ContentPath("proj", f.c1.String())))
+	if err := r.Export(f.c1.String(), "", out); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"config.arena.yaml": "version: 1\n", "scenarios/hello.yaml": "name: hello\n", "scenarios/inner/x.yaml": "x\n", "scenarios/link-ok.yaml": "name: hello\n", "scenarios/inner/up.yaml": "name: hello\n"} {
+		got, err := os.ReadFile(filepath.Join(out, p))
+		if err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(out, "scripts/run.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Errorf("scripts/run.sh not executable: %v %v", fi, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(out, "scenarios/link-ok.yaml")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link-ok.yaml is not a symlink: %v", err)
+	}
+	// Exporting again leaves it as it is; an unexportable commit writes nothing.
+	if err := r.Export(f.c1.String(), "", out); err != nil {
+		t.Errorf("second export: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "link")
+	if err := r.Export(f.link.String(), "", bad); !source.IsSnapshotUnexportable(err) {
+		t.Errorf("export of the escaping link = %v, want SnapshotUnexportable", err)
+	}
+	if _, err := os.Lstat(bad); !os.IsNotExist(err) {
+		t.Errorf("an unexportable commit left %s: %v", bad, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Errorf("temporary directories left beside the snapshot: %v", entries)
+	}
+}
