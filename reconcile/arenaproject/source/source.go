@@ -59,16 +59,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
@@ -203,6 +207,51 @@ func (r *Repository) Name() string { return r.name }
 // DefaultBranch is the branch HEAD names.
 func (r *Repository) DefaultBranch() string { return r.defaultBranch }
 
+// openBounded opens the repository at dir (a working copy's .git, or a bare
+// repository) with every file access bound to its git directory: the
+// content volume is written by the tenant, so a symbolic link, a .git file
+// (gitdir: …) or a link inside the git directory must not make the operator
+// read another workspace's repository. dir itself and its .git must be real
+// directories; osfs's bound mode refuses any link leaving the git directory.
+func openBounded(dir string) (*git.Repository, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", contentRel(dir))
+		}
+		return nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+	}
+	if !fi.IsDir() {
+		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", contentRel(dir))
+	}
+	gitDir := dir
+	if fi, err := os.Lstat(filepath.Join(dir, git.GitDirName)); err == nil {
+		if !fi.IsDir() {
+			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", contentRel(dir))
+		}
+		gitDir = filepath.Join(dir, git.GitDirName)
+	}
+	st := filesystem.NewStorage(osfs.New(gitDir, osfs.WithBoundOS()), cache.NewObjectLRUDefault())
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", contentRel(dir))
+		}
+		return nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+	}
+	return repo, nil
+}
+
+// contentRel is dir's last four elements (<namespace>/arena/sources/<project>),
+// for messages that do not reveal the operator's mount.
+func contentRel(dir string) string {
+	parts := strings.Split(filepath.ToSlash(dir), "/")
+	if len(parts) > 4 {
+		parts = parts[len(parts)-4:]
+	}
+	return strings.Join(parts, "/")
+}
+
 // HostedPath is where a hosted project's repository is:
 // <root>/<namespace>/arena/sources/<project>.
 func HostedPath(root, namespace, project string) string {
@@ -232,13 +281,9 @@ func OpenHosted(root, namespace, project string, limits Limits) (*Repository, er
 		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
 	}
 	dir := HostedPath(root, namespace, project)
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: false})
+	repo, err := openBounded(dir)
 	if err != nil {
-		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, newError(ReasonRepositoryNotFound, nil,
-				"hosted project: no git repository at %s/%s of the workspace content volume", namespace, path.Join(hostedSourcesDir, project))
-		}
-		return nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return nil, err
 	}
 	branch := HostedDefaultBranch
 	if head, err := repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {

@@ -475,3 +475,53 @@ func TestExport(t *testing.T) {
 		t.Errorf("temporary directories left beside the snapshot: %v", entries)
 	}
 }
+
+// TestHostedOpenStaysInItsRepository: the content volume is the tenant's,
+// so a hosted project's directory cannot lead the operator into another
+// project's repository — not by a symbolic link for the project directory,
+// not by a .git file (gitdir: …), not by a link inside .git.
+func TestHostedOpenStaysInItsRepository(t *testing.T) {
+	root, vf := hosted(t) // ns/proj is another tenant's repository
+	victim := source.HostedPath(root, "ns", "proj")
+	mk := func(project string) string {
+		d := source.HostedPath(root, "evil", project)
+		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if err := os.Symlink(victim, mk("linked")); err != nil {
+		t.Fatal(err)
+	}
+	gitfile := mk("gitfile")
+	if err := os.MkdirAll(gitfile, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitfile, ".git"), []byte("gitdir: "+filepath.Join(victim, ".git")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A repository of its own whose objects directory links to the
+	// victim's: go-billy's OS filesystem (bound to the git directory) does
+	// not follow a link out of it.
+	inner := mk("innerlink")
+	if _, err := git.PlainInit(inner, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(inner, ".git", "objects")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(victim, ".git", "objects"), filepath.Join(inner, ".git", "objects")); err != nil {
+		t.Fatal(err)
+	}
+	for _, project := range []string{"linked", "gitfile"} {
+		if _, err := source.OpenHosted(root, "evil", project, source.Limits{}); source.ReasonOf(err) != source.ReasonRepositoryNotFound {
+			t.Errorf("OpenHosted(evil/%s) = %v, want RepositoryNotFound", project, err)
+		}
+	}
+	r, err := source.OpenHosted(root, "evil", "innerlink", source.Limits{})
+	if err == nil {
+		if c, err := r.Resolve(vf.c1.String()); err == nil {
+			t.Errorf("a link inside .git let evil/innerlink read the victim's commit %s", c)
+		}
+	}
+}
