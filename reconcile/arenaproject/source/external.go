@@ -201,8 +201,11 @@ func listRemote(ctx context.Context, raw string, creds *Credentials, cfg Config)
 		return nil, err
 	}
 	installTransport()
+	if ctx.Value(policyKey{}) == nil {
+		ctx = withPolicy(ctx, cfg)
+	}
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: git.DefaultRemoteName, URLs: []string{raw}})
-	refs, err := rem.ListContext(withPolicy(ctx, cfg), &git.ListOptions{Auth: creds.auth()})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: creds.auth()})
 	if err != nil {
 		return nil, classify(ctx, err, raw)
 	}
@@ -270,6 +273,8 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, cfg.FetchTimeout)
 	defer cancel()
+	// One byte budget for the whole call: the refs listing and the pack.
+	ctx = withPolicy(ctx, cfg)
 	refs, err := listRemote(ctx, raw, creds, cfg)
 	if err != nil {
 		return nil, err
@@ -285,7 +290,7 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: git.DefaultRemoteName, URLs: []string{raw}}); err != nil {
 		return nil, newError(ReasonFetchFailed, err, "reading %s", raw)
 	}
-	err = repo.FetchContext(withPolicy(ctx, cfg), &git.FetchOptions{
+	err = repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
 		RefSpecs:   []config.RefSpec{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"},
 		Auth:       creds.auth(),
