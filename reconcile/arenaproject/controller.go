@@ -109,8 +109,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// retry is a project's backoff state.
+// retry is a project's backoff state, keyed by its name; uid tells a
+// recreated project from the one that failed.
 type retry struct {
+	uid        types.UID
 	generation int64
 	failures   int
 	next       time.Time
@@ -126,7 +128,7 @@ type Reconciler struct {
 	opts     Options
 
 	mu      sync.Mutex
-	retries map[types.UID]retry
+	retries map[types.NamespacedName]retry
 }
 
 // NewReconciler returns a Reconciler reading and writing ArenaProjects
@@ -140,7 +142,7 @@ func NewReconciler(c client.Client, secrets client.Reader, mapper meta.RESTMappe
 	return &Reconciler{
 		client: c, secrets: secrets, mapper: mapper, recorder: recorder, opts: opts,
 		opener:  source.NewOpener(opts.Source, secrets),
-		retries: map[types.UID]retry{},
+		retries: map[types.NamespacedName]retry{},
 	}
 }
 
@@ -169,9 +171,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func (r *Reconciler) due(p *v1alpha1.ArenaProject, now time.Time) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rt, ok := r.retries[p.UID]
-	if !ok || rt.generation != p.Generation {
-		delete(r.retries, p.UID)
+	key := client.ObjectKeyFromObject(p)
+	rt, ok := r.retries[key]
+	if !ok || rt.uid != p.UID || rt.generation != p.Generation {
+		delete(r.retries, key)
 		return 0
 	}
 	if wait := rt.next.Sub(now); wait > 0 {
@@ -184,25 +187,26 @@ func (r *Reconciler) due(p *v1alpha1.ArenaProject, now time.Time) time.Duration 
 func (r *Reconciler) record(p *v1alpha1.ArenaProject, failed bool, now time.Time) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	key := client.ObjectKeyFromObject(p)
 	if !failed {
-		delete(r.retries, p.UID)
+		delete(r.retries, key)
 		return r.opts.RefreshInterval
 	}
-	rt := r.retries[p.UID]
-	if rt.generation != p.Generation {
-		rt = retry{generation: p.Generation}
+	rt := r.retries[key]
+	if rt.uid != p.UID || rt.generation != p.Generation {
+		rt = retry{uid: p.UID, generation: p.Generation}
 	}
 	rt.failures++
 	d := backoffDelay(rt.failures, r.opts.MinBackoff, r.opts.MaxBackoff)
 	rt.next = now.Add(d)
-	r.retries[p.UID] = rt
+	r.retries[key] = rt
 	return d
 }
 
-func (r *Reconciler) forget(uid types.UID) {
+func (r *Reconciler) forget(key types.NamespacedName) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.retries, uid)
+	delete(r.retries, key)
 }
 
 // Reconcile looks at the project's repository and writes the status when it
@@ -212,12 +216,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	p := &v1alpha1.ArenaProject{}
 	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
 	if !p.DeletionTimestamp.IsZero() {
-		r.forget(p.UID)
+		r.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 
@@ -241,7 +246,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			log.V(1).Info("project repository not usable", "reason", source.ReasonOf(err), "error", err.Error(), "retryIn", requeue)
 		}
 	} else {
-		r.forget(p.UID)
+		r.forget(req.NamespacedName)
 	}
 
 	st := computeStatus(p, findings, obs, metav1.NewTime(now).Rfc3339Copy())

@@ -72,3 +72,48 @@ func TestBackoffDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestPerProjectBackoff: failed looks back off per project (doubling), a
+// success or a spec change clears it, and a recreated project (new UID)
+// starts afresh.
+func TestPerProjectBackoff(t *testing.T) {
+	r := NewReconciler(nil, nil, nil, nil, Options{})
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1", Generation: 1}}
+	other := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "q", UID: "u2", Generation: 1}}
+	if d := r.due(p, now); d != 0 {
+		t.Fatalf("first look due in %s", d)
+	}
+	if d := r.record(p, true, now); d != 10*time.Second {
+		t.Errorf("first failure retries in %s, want 10s", d)
+	}
+	if d := r.due(p, now.Add(4*time.Second)); d != 6*time.Second {
+		t.Errorf("due after 4s = %s, want 6s", d)
+	}
+	if d := r.due(other, now); d != 0 {
+		t.Errorf("another project is held by p's backoff: %s", d)
+	}
+	if d := r.record(p, true, now.Add(10*time.Second)); d != 20*time.Second {
+		t.Errorf("second failure retries in %s, want 20s", d)
+	}
+	recreated := p.DeepCopy()
+	recreated.UID = "u3"
+	if d := r.due(recreated, now.Add(11*time.Second)); d != 0 {
+		t.Errorf("a recreated project waits %s", d)
+	}
+	r.record(p, true, now)
+	edited := p.DeepCopy()
+	edited.Generation = 2
+	if d := r.due(edited, now); d != 0 {
+		t.Errorf("an edited project waits %s", d)
+	}
+	if d := r.record(edited, true, now); d != 10*time.Second {
+		t.Errorf("after an edit the backoff restarts at %s, want 10s", d)
+	}
+	if d := r.record(edited, false, now); d != DefaultRefreshInterval {
+		t.Errorf("a success looks again in %s, want %s", d, DefaultRefreshInterval)
+	}
+	if d := r.due(edited, now); d != 0 {
+		t.Errorf("after a success the project waits %s", d)
+	}
+}
