@@ -17,14 +17,73 @@ const (
 	ArenaProjectPhaseFailed ArenaProjectPhase = "Failed"
 )
 
-// ArenaProjectSpec declares an Arena project. Only what the ArenaJob and
-// deploy-intent contracts reference is modelled: the project is referenced by
-// name and read through its status.
+// ArenaProject condition types and reasons (docs/arena.md#projects). The
+// reasons of a False Ready condition are those of the project's source
+// resolution (reconcile/arenaproject/source).
+const (
+	// ArenaProjectConditionReady is True when the project's repository was
+	// reached and its default branch resolved to a commit.
+	ArenaProjectConditionReady = "Ready"
+
+	// ArenaProjectReasonResolved (Ready=True): the default branch resolved.
+	ArenaProjectReasonResolved = "Resolved"
+	// ArenaProjectReasonRepositoryNotFound: a hosted project has no
+	// repository on the content volume, or an external URL names none.
+	ArenaProjectReasonRepositoryNotFound = "RepositoryNotFound"
+	// ArenaProjectReasonEmptyRepository: the repository has no commit on
+	// its default branch yet.
+	ArenaProjectReasonEmptyRepository = "EmptyRepository"
+	// ArenaProjectReasonFetchFailed: the external repository could not be
+	// read (network, authentication, time or size bound).
+	ArenaProjectReasonFetchFailed = "FetchFailed"
+	// ArenaProjectReasonInsecureURL: the external URL is not https (and the
+	// operator does not allow http), or uses another scheme.
+	ArenaProjectReasonInsecureURL = "InsecureURL"
+	// ArenaProjectReasonCredentialsNotFound: the credentials Secret, or one
+	// of its keys, is missing.
+	ArenaProjectReasonCredentialsNotFound = "CredentialsNotFound"
+	// ArenaProjectReasonContentRootNotSet: a hosted project, and the
+	// operator was started without --workspace-content-path.
+	ArenaProjectReasonContentRootNotSet = "ContentRootNotSet"
+)
+
+// ArenaProjectSpec declares an Arena project: a git repository, either
+// hosted on the workspace content volume (no spec.git) or external
+// (spec.git). Runs resolve their ref against it (arenajob.md#ref).
 type ArenaProjectSpec struct {
 	// displayName is a human-readable project name.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	DisplayName string `json:"displayName,omitempty"`
+
+	// git makes the project external: its repository is the git
+	// repository at git.url, read over HTTPS (smart HTTP protocol). Without
+	// it the project is hosted: its repository is the one on the workspace
+	// content volume at arena/sources/<project name> of the namespace's
+	// content subtree (<--workspace-content-path>/<namespace>/), whose
+	// default branch is main unless the repository's HEAD names another.
+	// +optional
+	Git *ArenaProjectGitSource `json:"git,omitempty"`
+}
+
+// ArenaProjectGitSource is an external project's repository.
+type ArenaProjectGitSource struct {
+	// url is the repository's HTTPS URL (for example
+	// https://github.com/acme/evals.git). http:// is refused by the
+	// operator unless it was started with --arena-allow-http-git (local
+	// tests only); ssh, git and file URLs are not accepted.
+	// +kubebuilder:validation:MinLength=9
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +required
+	URL string `json:"url"`
+
+	// secretRef names a Secret in the project's namespace holding HTTP
+	// basic-auth credentials for url: key password (a personal access
+	// token works here) and optional key username (default "git").
+	// Absent: the repository is read anonymously.
+	// +optional
+	SecretRef *LocalObjectReference `json:"secretRef,omitempty"`
 }
 
 // ArenaProjectStatus is the observed state of an ArenaProject.
@@ -37,7 +96,27 @@ type ArenaProjectStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions describe the project's state.
+	// repository is the project's repository as runs record it in
+	// status.source.repository: the URL of an external project, hosted
+	// for a hosted one.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	Repository string `json:"repository,omitempty"`
+
+	// defaultBranch is the branch a run executes when its job names no
+	// ref: the repository's HEAD (main for a hosted repository whose HEAD
+	// names none).
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	DefaultBranch string `json:"defaultBranch,omitempty"`
+
+	// headCommit is the commit SHA the default branch pointed at when the
+	// controller last looked.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	HeadCommit string `json:"headCommit,omitempty"`
+
+	// conditions describe the project's state: Ready.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -50,6 +129,8 @@ type ArenaProjectStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=aproj,categories=omnia
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="BRANCH",type=string,JSONPath=`.status.defaultBranch`
+// +kubebuilder:printcolumn:name="REPOSITORY",type=string,JSONPath=`.status.repository`,priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ArenaProject struct {
 	metav1.TypeMeta   `json:",inline"`

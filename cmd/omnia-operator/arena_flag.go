@@ -2,10 +2,24 @@ package main
 
 import "flag"
 
-// arenaEnabled is --arena: the Arena controllers (ArenaJob, ArenaRun,
-// ArenaProject) are an enterprise feature and run only when it is set, as
-// the app chart's enterprise.enabled (arenajob.md, top note). Without it
-// the Arena CRDs are still installed and the webhook still judges Arena
-// objects, but nothing reconciles them: an ArenaJob is admitted and left
-// alone. `make run` sets it.
-var arenaEnabled = flag.Bool("arena", false, "run the Arena controllers (enterprise)")
+// The enterprise Arena switch and the Arena controllers' shared settings.
+// The Arena controllers (ArenaProject, ArenaJob, ArenaRun) are an
+// enterprise feature and run only when --arena is set, as the app chart's
+// enterprise.enabled (arenajob.md, top note). Without it the Arena CRDs are
+// still installed and the webhook still judges Arena objects, but nothing
+// reconciles them: an ArenaJob is admitted and left alone. `make run` sets
+// it.
+var (
+	arenaEnabled = flag.Bool("arena", false, "run the Arena controllers (enterprise)")
+
+	// workspaceContentPath is where the workspace content volume is
+	// mounted in the operator: <path>/<namespace>/ is a workspace's content
+	// subtree, a hosted ArenaProject's repository is
+	// arena/sources/<project> in it (arenajob.md names this flag).
+	workspaceContentPath = flag.String("workspace-content-path", "",
+		"mount of the workspace content volume; a hosted ArenaProject's git repository is <path>/<namespace>/arena/sources/<project>. "+
+			"Empty: hosted projects are Failed (ContentRootNotSet) and runs write their output to scratch space")
+
+	arenaAllowHTTPGit = flag.Bool("arena-allow-http-git", false,
+		"let an external ArenaProject's spec.git.url be http:// (local tests only; https otherwise)")
+)

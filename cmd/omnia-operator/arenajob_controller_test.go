@@ -12,12 +12,12 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// TestArenaFlag: without --arena an ArenaJob is admitted and left alone
+// TestArenaFlagGatesArenaJobs: without --arena an ArenaJob is admitted and left alone
 // (no run, no status) while the other controllers run; with --arena the
 // operator, as its ServiceAccount with the generated RBAC, starts the job's
 // one manual run and writes its status (launch fails the test on any
 // permission the RBAC should have granted).
-func TestArenaFlag(t *testing.T) {
+func TestArenaFlagGatesArenaJobs(t *testing.T) {
 	needsAPIServer(t)
 	ctx := context.Background()
 	certs := env.WebhookInstallOptions.LocalServingCertDir

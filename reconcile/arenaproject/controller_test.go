@@ -1,0 +1,259 @@
+package arenaproject
+
+// Controller tests against a real kube-apiserver and etcd (envtest): the
+// manager runs the controller with a content root in a temporary directory
+// and http allowed for the local smart-HTTP server (gittest) that serves
+// the external projects.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/onsi/gomega"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+var (
+	testEnv     *envtest.Environment
+	direct      client.Client
+	contentRoot string
+	logs        = &controlplane.LogBuffer{}
+	nsCount     atomic.Int32
+	t0          = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true), zap.Level(zapcore.Level(-5))))
+	var err error
+	contentRoot, err = os.MkdirTemp("", "arenaproject-content-")
+	must(err)
+	defer func() { _ = os.RemoveAll(contentRoot) }()
+	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"ArenaProject"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = testEnv.Stop() }()
+
+	scheme := runtime.NewScheme()
+	must(clientgoscheme.AddToScheme(scheme))
+	must(v1alpha1.AddToScheme(scheme))
+	direct, err = client.New(testEnv.Config, client.Options{Scheme: scheme})
+	must(err)
+	mgr, err := ctrl.NewManager(testEnv.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+	})
+	must(err)
+	must(SetupWithManager(mgr, Options{
+		Clock:  clocktesting.NewFakeClock(t0),
+		Source: source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	}()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		panic("cache did not sync")
+	}
+	code := m.Run()
+	cancel()
+	<-done
+	if code != 0 {
+		l := logs.String()
+		if len(l) > 4000 {
+			l = l[len(l)-4000:]
+		}
+		fmt.Fprintln(os.Stderr, "controller log tail:\n"+l)
+	}
+	return code
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func namespace(t *testing.T) string {
+	t.Helper()
+	name := fmt.Sprintf("ap-%d-%d", os.Getpid()%10000, nsCount.Add(1))
+	if err := direct.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// twoCommits writes a repository with main (two commits) and trunk (HEAD),
+// returning trunk's commit.
+func twoCommits(t *testing.T, repo *git.Repository, head string) plumbing.Hash {
+	t.Helper()
+	c1 := gittest.Commit(t, repo, "one", map[string]gittest.File{"config.arena.yaml": {Content: "v: 1\n"}})
+	c2 := gittest.Commit(t, repo, "two", map[string]gittest.File{"config.arena.yaml": {Content: "v: 2\n"}}, c1)
+	gittest.Branch(t, repo, "main", c1)
+	gittest.Branch(t, repo, "trunk", c2)
+	gittest.Head(t, repo, head)
+	if head == "main" {
+		return c1
+	}
+	return c2
+}
+
+func create(t *testing.T, p *v1alpha1.ArenaProject) {
+	t.Helper()
+	if err := direct.Create(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventually waits for the project's status to have phase, reason and branch.
+func eventually(t *testing.T, ns, name string, phase v1alpha1.ArenaProjectPhase, reason, branch, commit string) *v1alpha1.ArenaProject {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	p := &v1alpha1.ArenaProject{}
+	g.Eventually(func(g gomega.Gomega) {
+		g.Expect(direct.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p)).To(gomega.Succeed())
+		g.Expect(p.Status.Phase).To(gomega.Equal(phase))
+		g.Expect(p.Status.ObservedGeneration).To(gomega.Equal(p.Generation))
+		c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
+		g.Expect(c).NotTo(gomega.BeNil())
+		g.Expect(c.Reason).To(gomega.Equal(reason))
+		g.Expect(c.Status == metav1.ConditionTrue).To(gomega.Equal(phase == v1alpha1.ArenaProjectPhaseReady))
+		g.Expect(p.Status.DefaultBranch).To(gomega.Equal(branch))
+		g.Expect(p.Status.HeadCommit).To(gomega.Equal(commit))
+	}).WithTimeout(30 * time.Second).WithPolling(50 * time.Millisecond).Should(gomega.Succeed())
+	return p
+}
+
+func TestHostedProjectReady(t *testing.T) {
+	ns := namespace(t)
+	repo, err := git.PlainInit(source.HostedPath(contentRoot, ns, "evals"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := twoCommits(t, repo, "main")
+	create(t, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evals"}})
+	p := eventually(t, ns, "evals", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
+	if p.Status.Repository != "hosted" {
+		t.Errorf("repository %q, want hosted", p.Status.Repository)
+	}
+}
+
+// TestHostedProjectWaitsForItsRepository: no repository on the volume is
+// Pending RepositoryNotFound; once it exists, a spec change (which clears the
+// backoff) makes the project Ready.
+func TestHostedProjectWaitsForItsRepository(t *testing.T) {
+	ns := namespace(t)
+	create(t, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"}})
+	eventually(t, ns, "later", v1alpha1.ArenaProjectPhasePending, source.ReasonRepositoryNotFound, "", "")
+
+	repo, err := git.PlainInit(source.HostedPath(contentRoot, ns, "later"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := twoCommits(t, repo, "trunk")
+	p := &v1alpha1.ArenaProject{}
+	if err := direct.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "later"}, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.DisplayName = "Later"
+	if err := direct.Update(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ns, "later", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "trunk", head.String())
+}
+
+func TestExternalProject(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := twoCommits(t, repo, "trunk")
+	open := gittest.Serve(t, repo, gittest.Options{})
+	locked := gittest.Serve(t, repo, gittest.Options{Username: "bot", Password: "tok"})
+	ns := namespace(t)
+	if err := direct.Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git-creds"},
+		Data:       map[string][]byte{"username": []byte("bot"), "password": []byte("tok")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ext := func(name, url, secret string) *v1alpha1.ArenaProject {
+		p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url}}}
+		if secret != "" {
+			p.Spec.Git.SecretRef = &v1alpha1.LocalObjectReference{Name: secret}
+		}
+		return p
+	}
+	cases := []struct {
+		name, url, secret string
+		phase             v1alpha1.ArenaProjectPhase
+		reason            string
+		branch, commit    string
+	}{
+		{name: "open", url: open.URL, phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
+		{name: "with-credentials", url: locked.URL, secret: "git-creds", phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
+		{name: "without-credentials", url: locked.URL, phase: "Failed", reason: source.ReasonFetchFailed},
+		{name: "missing-secret", url: locked.URL, secret: "nope", phase: "Failed", reason: source.ReasonCredentialsNotFound},
+		{name: "nothing-listening", url: "http://127.0.0.1:1/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
+		{name: "wrong-path", url: open.Server.URL + "/other.git", phase: "Failed", reason: source.ReasonRepositoryNotFound},
+		{name: "metadata-address", url: "http://169.254.169.254/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
+	}
+	for _, tc := range cases {
+		create(t, ext(tc.name, tc.url, tc.secret))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := eventually(t, ns, tc.name, tc.phase, tc.reason, tc.branch, tc.commit)
+			if p.Status.Repository != tc.url {
+				t.Errorf("repository %q, want %q", p.Status.Repository, tc.url)
+			}
+		})
+	}
+}
+
+// TestGitURLSchema: the CRD refuses a URL that is not http(s).
+func TestGitURLSchema(t *testing.T) {
+	ns := namespace(t)
+	for i, url := range []string{"git@github.com:acme/evals.git", "ssh://git@github.com/acme/evals.git", "file:///etc/passwd", "https://has space/x.git"} {
+		p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("bad-%d", i)},
+			Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url}}}
+		err := direct.Create(context.Background(), p)
+		if err == nil || !strings.Contains(err.Error(), "spec.git.url") {
+			t.Errorf("create with url %q = %v, want refused on spec.git.url", url, err)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+// Package gittest builds git repositories for tests with go-git (no git
+// binary) and serves them over git's smart HTTP protocol from a local
+// server.
+//
+// Why smart HTTP, served by go-git's own server side
+// (plumbing/transport/server): go-git's client speaks only the smart
+// protocol (it has no dumb-HTTP client), so a dumb server would test
+// nothing the operator does. The handler here is the two smart-HTTP
+// endpoints (GET info/refs?service=git-upload-pack, POST git-upload-pack)
+// around go-git's upload-pack session, plus the symref capability, so the
+// client learns HEAD's branch as it does from a real git server.
+package gittest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/pktline"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+)
+
+// File is one tree entry of a commit: its content and mode (0: regular).
+type File struct {
+	Content string
+	Mode    filemode.FileMode
+	// Hash is a submodule's commit (Mode filemode.Submodule).
+	Hash plumbing.Hash
+}
+
+var when = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Commit writes a commit with files (path → File) and parents, and returns
+// its hash. Branches and tags are set with Branch and Tag.
+func Commit(t testing.TB, repo *git.Repository, msg string, files map[string]File, parents ...plumbing.Hash) plumbing.Hash {
+	t.Helper()
+	root := writeTree(t, repo.Storer, "", files)
+	sig := object.Signature{Name: "Test", Email: "test@example.invalid", When: when}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: root, ParentHashes: parents}
+	return store(t, repo.Storer, c)
+}
+
+type encoder interface {
+	Encode(plumbing.EncodedObject) error
+}
+
+func store(t testing.TB, s storer.EncodedObjectStorer, o encoder) plumbing.Hash {
+	t.Helper()
+	obj := s.NewEncodedObject()
+	if err := o.Encode(obj); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.SetEncodedObject(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// writeTree writes the tree of the files under dir ("" the root).
+func writeTree(t testing.TB, s storer.EncodedObjectStorer, dir string, files map[string]File) plumbing.Hash {
+	t.Helper()
+	subdirs := map[string]bool{}
+	var entries []object.TreeEntry
+	for p, f := range files {
+		rel := p
+		if dir != "" {
+			if !strings.HasPrefix(p, dir+"/") {
+				continue
+			}
+			rel = strings.TrimPrefix(p, dir+"/")
+		}
+		if i := strings.Index(rel, "/"); i >= 0 {
+			subdirs[rel[:i]] = true
+			continue
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = filemode.Regular
+		}
+		h := f.Hash
+		if mode != filemode.Submodule {
+			blob := s.NewEncodedObject()
+			blob.SetType(plumbing.BlobObject)
+			w, err := blob.Writer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = w.Write([]byte(f.Content))
+			_ = w.Close()
+			if h, err = s.SetEncodedObject(blob); err != nil {
+				t.Fatal(err)
+			}
+		}
+		entries = append(entries, object.TreeEntry{Name: rel, Mode: mode, Hash: h})
+	}
+	for d := range subdirs {
+		entries = append(entries, object.TreeEntry{Name: d, Mode: filemode.Dir, Hash: writeTree(t, s, path.Join(dir, d), files)})
+	}
+	// git's tree order: by name, a directory compared as name + "/".
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	return store(t, s, &object.Tree{Entries: entries})
+}
+
+// Branch points refs/heads/name at h.
+func Branch(t testing.TB, repo *git.Repository, name string, h plumbing.Hash) {
+	t.Helper()
+	if err := repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(name), h)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Head makes HEAD name branch.
+func Head(t testing.TB, repo *git.Repository, branch string) {
+	t.Helper()
+	if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Tag makes tag name at h: annotated (a tag object) when annotated.
+func Tag(t testing.TB, repo *git.Repository, name string, h plumbing.Hash, annotated bool) {
+	t.Helper()
+	var opts *git.CreateTagOptions
+	if annotated {
+		opts = &git.CreateTagOptions{Tagger: &object.Signature{Name: "Test", Email: "test@example.invalid", When: when}, Message: "release " + name}
+	}
+	if _, err := repo.CreateTag(name, h, opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Server serves one repository over smart HTTP at URL (…/repo.git).
+type Server struct {
+	*httptest.Server
+	// URL of the repository.
+	URL string
+	// Requests counts the requests served.
+	Requests atomic.Int32
+}
+
+// Options configure Serve.
+type Options struct {
+	// Username and Password, when set, are required (HTTP basic auth).
+	Username, Password string
+}
+
+type oneRepo struct{ s storer.Storer }
+
+func (l oneRepo) Load(*transport.Endpoint) (storer.Storer, error) { return l.s, nil }
+
+// Serve starts a local smart-HTTP server for repo (closed with the test).
+func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
+	t.Helper()
+	srv := server.NewServer(oneRepo{repo.Storer})
+	ep, err := transport.NewEndpoint("/repo.git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{}
+	mux := http.NewServeMux()
+	auth := func(w http.ResponseWriter, r *http.Request) bool {
+		s.Requests.Add(1)
+		if opts.Password == "" {
+			return true
+		}
+		u, p, ok := r.BasicAuth()
+		if !ok || u != opts.Username || p != opts.Password {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return false
+		}
+		return true
+	}
+	mux.HandleFunc("GET /repo.git/info/refs", func(w http.ResponseWriter, r *http.Request) {
+		if !auth(w, r) {
+			return
+		}
+		if r.URL.Query().Get("service") != transport.UploadPackServiceName {
+			http.Error(w, "only upload-pack", http.StatusForbidden)
+			return
+		}
+		sess, err := srv.NewUploadPackSession(ep, nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		ar, err := sess.AdvertisedReferencesContext(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if head, err := repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference {
+			_ = ar.Capabilities.Add(capability.SymRef, "HEAD:"+head.Target().String())
+		}
+		ar.Prefix = [][]byte{[]byte("# service=" + transport.UploadPackServiceName), pktline.Flush}
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		_ = ar.Encode(w)
+	})
+	mux.HandleFunc("POST /repo.git/git-upload-pack", func(w http.ResponseWriter, r *http.Request) {
+		if !auth(w, r) {
+			return
+		}
+		req := packp.NewUploadPackRequest()
+		if err := req.Decode(r.Body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		sess, err := srv.NewUploadPackSession(ep, nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		resp, err := sess.UploadPack(context.Background(), req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
+		_ = resp.Encode(w)
+	})
+	s.Server = httptest.NewServer(mux)
+	s.URL = s.Server.URL + "/repo.git"
+	t.Cleanup(s.Close)
+	return s
+}
