@@ -92,6 +92,7 @@ const (
 	FeatureDataGeneration     = licensing.FeatureDataGeneration
 	FeatureScheduling         = licensing.FeatureScheduling
 	FeatureDistributedWorkers = licensing.FeatureDistributedWorkers
+	FeatureGitSource          = licensing.FeatureGitSource
 )
 
 // LicenseFacts are NoFacts with the licence of a source: the facts of the

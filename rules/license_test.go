@@ -90,6 +90,7 @@ func TestLicenseGates(t *testing.T) {
 		maxScen     = "arenajob/license-max-scenarios"
 		analysis    = "agentruntime/rollout-analysis-license"
 		customFac   = "agentruntime/custom-facade-license"
+		gitSource   = ArenaProjectGitSourceLicenseRuleID
 	)
 	openCore := licenseTestFacts{license: licensing.OpenCore()}
 	loadtest := func(j *v1alpha1.ArenaJob) {
@@ -112,6 +113,14 @@ func TestLicenseGates(t *testing.T) {
 		ar := agentRuntimeBase()
 		agentRuntimeCustomFacade(ar)
 		return ar
+	}
+
+	project := func(url string) *v1alpha1.ArenaProject {
+		p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Name: "evals", Namespace: "arena"}}
+		if url != "" {
+			p.Spec.Git = &v1alpha1.ArenaProjectGitSource{URL: url}
+		}
+		return p
 	}
 
 	cases := []struct {
@@ -182,8 +191,17 @@ func TestLicenseGates(t *testing.T) {
 		{name: "custom facade licensed", kind: kindAgentRuntime, obj: customAgent(), facts: licenseTestFacts{license: licensedWith(licensing.FeatureCustomFacade)}},
 		{name: "custom facade on open-core", kind: kindAgentRuntime, obj: customAgent(), facts: openCore,
 			want: []string{customFac + " spec.facades[0].type"}},
+
+		{name: "hosted project on open-core", kind: kindArenaProject, obj: project(""), facts: openCore},
+		{name: "external project licensed", kind: kindArenaProject, obj: project("https://git.example.com/evals.git"),
+			facts: licenseTestFacts{license: licensedWith(licensing.FeatureGitSource)}},
+		{name: "external project on open-core", kind: kindArenaProject, obj: project("https://git.example.com/evals.git"), facts: openCore,
+			want: []string{gitSource + " spec.git"}},
+		{name: "external project licensed for oci and s3 only", kind: kindArenaProject, obj: project("https://git.example.com/evals.git"),
+			facts: licenseTestFacts{license: licensedWith(licensing.FeatureOCISource, licensing.FeatureS3Source)},
+			want:  []string{gitSource + " spec.git"}},
 	}
-	gates := []string{loadTest, dataGen, scheduling, distributed, maxWorkers, maxScen, analysis, customFac}
+	gates := []string{loadTest, dataGen, scheduling, distributed, maxWorkers, maxScen, analysis, customFac, gitSource}
 	covered := map[string][2]bool{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,6 +238,7 @@ func TestLicenseGateMetadata(t *testing.T) {
 	for _, id := range []string{
 		"arenajob/license-load-testing", "arenajob/license-data-generation", "arenajob/license-scheduling",
 		"arenajob/license-distributed-workers", "arenajob/license-max-worker-replicas", "arenajob/license-max-scenarios",
+		ArenaProjectGitSourceLicenseRuleID,
 	} {
 		r, ok := Default.Lookup(id)
 		if !ok {

@@ -7,7 +7,8 @@
 // pin their commit with source.Opener.ResolveRef.
 //
 // Each reconcile asks the rule catalog for the project's findings (deny
-// findings make it Failed with their reason, and nothing is fetched), then
+// findings make it Failed with their reason, and nothing is fetched; among
+// them the licence gate arenaproject/license-git-source), then
 // looks at the repository once: a hosted one is opened on disk, an external
 // one has its refs listed (one request, bounded by Config.ListTimeout and
 // MaxFetchBytes, dialled through reconcile/netguard; no objects are
@@ -246,7 +247,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			log.V(1).Info("project repository not usable", "reason", source.ReasonOf(err), "error", err.Error(), "retryIn", requeue)
 		}
 	} else {
+		// A refused spec is judged again every RefreshInterval (nothing
+		// is fetched), so a licence installed later (a licence gate's
+		// finding) is seen without touching the project.
 		r.forget(req.NamespacedName)
+		requeue = r.opts.RefreshInterval
 	}
 
 	st := computeStatus(p, findings, obs, metav1.NewTime(now).Rfc3339Copy())

@@ -32,8 +32,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
+	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -44,7 +46,16 @@ var (
 	logs        = &controlplane.LogBuffer{}
 	nsCount     atomic.Int32
 	t0          = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	// licence is the controller's licence: gitSource granted, except while
+	// TestExternalProjectNeedsGitSourceLicence withdraws it.
+	licence = licensing.NewStore()
 )
+
+// gitLicence is an enterprise licence granting gitSource alone.
+func gitLicence() licensing.State {
+	return licensing.State{Verified: true, License: licensing.License{Tier: licensing.TierEnterprise, Customer: "test",
+		Features: map[string]bool{licensing.FeatureGitSource: true}, Limits: &licensing.Limits{}}}
+}
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
@@ -73,9 +84,11 @@ func runMain(m *testing.M) int {
 		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	must(err)
+	licence.Set(gitLicence())
 	must(SetupWithManager(mgr, Options{
-		Clock:  clocktesting.NewFakeClock(t0),
-		Source: source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
+		License: licence,
+		Clock:   clocktesting.NewFakeClock(t0),
+		Source:  source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -243,6 +256,41 @@ func TestExternalProject(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExternalProjectNeedsGitSourceLicence: without a licence granting
+// gitSource an external project is Failed with the gate's reason and its
+// repository is not read (the server sees no request). Granted, the project becomes Ready at its next reconcile (here a
+// spec change).
+func TestExternalProjectNeedsGitSourceLicence(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := twoCommits(t, repo, "main")
+	srv := gittest.Serve(t, repo, gittest.Options{})
+	ns := namespace(t)
+
+	licence.Set(licensing.State{License: licensing.OpenCore()})
+	defer licence.Set(gitLicence())
+	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unlicensed"},
+		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL}}}
+	create(t, p)
+	got := eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseFailed, rules.ArenaRunReasonLicenseViolation, "", "")
+	c := meta.FindStatusCondition(got.Status.Conditions, ConditionReady)
+	if !strings.Contains(c.Message, rules.ArenaProjectGitSourceLicenseRuleID) {
+		t.Errorf("Ready message %q does not name %s", c.Message, rules.ArenaProjectGitSourceLicenseRuleID)
+	}
+	if n := srv.Requests.Load(); n != 0 {
+		t.Errorf("the unlicensed project's repository was read %d times", n)
+	}
+
+	licence.Set(gitLicence())
+	got.Spec.DisplayName = "licensed now"
+	if err := direct.Update(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
 }
 
 // TestGitURLSchema: the CRD refuses a URL that is not http(s).
