@@ -160,7 +160,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	o := outcome{runs: runs}
 	var result ctrl.Result
 	var skipped, missed int
-	var quota DailyQuota
+	var quota rules.ArenaDailyRunQuota
 
 	scheduled := job.Spec.Schedule != nil && job.Spec.Schedule.Cron != ""
 	switch {
@@ -212,7 +212,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			if err := facts.Err(); err != nil {
 				return ctrl.Result{}, fmt.Errorf("reading the Workspace: %w", err)
 			}
-			if quota = DailyRunQuota(ws, all, now); quota.Exhausted() {
+			if quota = dailyRunQuota(ws, all, now); quota.Exhausted() {
 				d.Action, d.Replace = TickSkip, false
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 const (
@@ -157,36 +158,15 @@ func ToPrune(spec *v1alpha1.ArenaJobSpec, runs []*v1alpha1.ArenaRun) []*v1alpha1
 	return out
 }
 
-// DailyQuota is the workspace's spec.quotas.arena.maxJobsPerDay as the
-// scheduler sees it.
-type DailyQuota struct {
-	// Applies: the workspace sets maxJobsPerDay.
-	Applies bool
-	// Limit is maxJobsPerDay (0 admits none).
-	Limit int
-	// Used counts the namespace's runs started or waiting in the last 24
-	// hours: every ArenaRun, of any job, dated (tick or creation) in
-	// (now-24h, now].
-	Used int
-}
-
-// Exhausted reports whether the allowance is used up: a due tick is then
-// skipped, recorded as passed, with a Warning RunSkipped event
-// (arenajob.md#schedule).
-func (q DailyQuota) Exhausted() bool { return q.Applies && q.Used >= q.Limit }
-
-// DailyRunQuota is the daily quota of ws (nil: none) over the namespace's
-// runs at now. Pure.
-func DailyRunQuota(ws *v1alpha1.Workspace, runs []*v1alpha1.ArenaRun, now time.Time) DailyQuota {
-	if ws == nil || ws.Spec.Quotas == nil || ws.Spec.Quotas.Arena == nil || ws.Spec.Quotas.Arena.MaxJobsPerDay == nil {
-		return DailyQuota{}
-	}
-	q := DailyQuota{Applies: true, Limit: int(*ws.Spec.Quotas.Arena.MaxJobsPerDay)}
-	from := now.Add(-24 * time.Hour)
+// dailyRunQuota is the workspace's daily run quota (ws nil: none) as the
+// scheduler sees it at now: every ArenaRun of the namespace, of any job and
+// in any phase, dated by its tick or creation (rules.ArenaDailyQuota
+// decides). A due tick is skipped, recorded as passed, with a Warning
+// RunSkipped event when it is exhausted (arenajob.md#schedule). Pure.
+func dailyRunQuota(ws *v1alpha1.Workspace, runs []*v1alpha1.ArenaRun, now time.Time) rules.ArenaDailyRunQuota {
+	dates := make([]time.Time, 0, len(runs))
 	for _, r := range runs {
-		if t := startedAt(r); t.After(from) && !t.After(now) {
-			q.Used++
-		}
+		dates = append(dates, startedAt(r))
 	}
-	return q
+	return rules.ArenaDailyQuota(ws, dates, 0, now)
 }

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 func mustSchedule(t *testing.T, cron, tz string) *Schedule {
@@ -161,7 +162,7 @@ func TestToPrune(t *testing.T) {
 	}
 }
 
-func TestDailyRunQuota(t *testing.T) {
+func TestDailyRunQuotaDatesEveryRun(t *testing.T) {
 	i32 := func(n int32) *int32 { return &n }
 	ws := func(limit *int32) *v1alpha1.Workspace {
 		return &v1alpha1.Workspace{Spec: v1alpha1.WorkspaceSpec{Quotas: &v1alpha1.WorkspaceQuotas{
@@ -174,20 +175,21 @@ func TestDailyRunQuota(t *testing.T) {
 		run("a", v1alpha1.ArenaRunPhaseCancelled, "2026-03-01T13:00:00Z"),
 		run("b", v1alpha1.ArenaRunPhasePending, "2026-03-02T11:00:00Z"),
 	}
+	next := at("2026-03-02T13:00:00Z") // a's tick leaves the window
 	cases := []struct {
 		name      string
 		ws        *v1alpha1.Workspace
-		want      DailyQuota
+		want      rules.ArenaDailyRunQuota
 		exhausted bool
 	}{
-		{"no workspace", nil, DailyQuota{}, false},
-		{"no maxJobsPerDay", ws(nil), DailyQuota{}, false},
-		{"room left", ws(i32(3)), DailyQuota{Applies: true, Limit: 3, Used: 2}, false},
-		{"used up (waiting and cancelled runs count)", ws(i32(2)), DailyQuota{Applies: true, Limit: 2, Used: 2}, true},
-		{"0 admits none", ws(i32(0)), DailyQuota{Applies: true, Limit: 0, Used: 2}, true},
+		{"no workspace", nil, rules.ArenaDailyRunQuota{}, false},
+		{"no maxJobsPerDay", ws(nil), rules.ArenaDailyRunQuota{}, false},
+		{"room left", ws(i32(3)), rules.ArenaDailyRunQuota{Applies: true, Limit: 3, Used: 2, NextSlot: next}, false},
+		{"used up (waiting and cancelled runs count)", ws(i32(2)), rules.ArenaDailyRunQuota{Applies: true, Limit: 2, Used: 2, NextSlot: next}, true},
+		{"0 admits none", ws(i32(0)), rules.ArenaDailyRunQuota{Applies: true, Limit: 0, Used: 2, NextSlot: next}, true},
 	}
 	for _, c := range cases {
-		got := DailyRunQuota(c.ws, runs, now)
+		got := dailyRunQuota(c.ws, runs, now)
 		if got != c.want || got.Exhausted() != c.exhausted {
 			t.Errorf("%s: got %+v (exhausted %v), want %+v (%v)", c.name, got, got.Exhausted(), c.want, c.exhausted)
 		}

@@ -2,20 +2,17 @@ package arenarun
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // AdmissionTimeout is how long an admitted run may go without starting its
 // workers before it gives its slot back (reason AdmissionReleased).
 const AdmissionTimeout = 15 * time.Minute
-
-// quotaDay is the window of maxJobsPerDay.
-const quotaDay = 24 * time.Hour
 
 // quotaVerdict is the workspace quota's answer for one run
 // (arenajob.md § conditions, WithinWorkspaceQuota).
@@ -111,8 +108,8 @@ func decideQuota(run *v1alpha1.ArenaRun, others []v1alpha1.ArenaRun, ws *v1alpha
 		return v
 	}
 	if !already && run.Status.StartTime == nil {
-		var olderWaiting, held, today int
-		var dayStarts []time.Time
+		var olderWaiting, held int
+		var used []time.Time
 		for i := range others {
 			o := &others[i]
 			if o.Name == run.Name {
@@ -123,9 +120,8 @@ func decideQuota(run *v1alpha1.ArenaRun, others []v1alpha1.ArenaRun, ws *v1alpha
 			} else if waiting(o) && older(o, run) {
 				olderWaiting++
 			}
-			if at := admittedAt(o); !at.IsZero() && now.Sub(at) < quotaDay {
-				today++
-				dayStarts = append(dayStarts, at)
+			if at := admittedAt(o); !at.IsZero() {
+				used = append(used, at)
 			}
 		}
 		if m := q.MaxConcurrentJobs; m != nil && *m > 0 && held+olderWaiting >= int(*m) {
@@ -133,16 +129,11 @@ func decideQuota(run *v1alpha1.ArenaRun, others []v1alpha1.ArenaRun, ws *v1alpha
 			v.message = fmt.Sprintf("%d of the workspace's maxConcurrentJobs %d runs are running or admitted, and %d older runs wait first", held, *m, olderWaiting)
 			return v
 		}
-		if m := q.MaxJobsPerDay; m != nil && *m > 0 && today+olderWaiting >= int(*m) {
-			sort.Slice(dayStarts, func(i, j int) bool { return dayStarts[i].Before(dayStarts[j]) })
+		if day := rules.ArenaDailyQuota(ws, used, olderWaiting, now); day.Exhausted() {
 			v.reason = v1alpha1.ArenaRunReasonWaitingForDailyRunQuota
-			next := now.Add(quotaDay)
-			if len(dayStarts) > 0 {
-				next = dayStarts[0].Add(quotaDay)
-			}
 			v.message = fmt.Sprintf("%d runs were admitted in the last 24 hours (maxJobsPerDay %d); the next slot opens at %s",
-				today, *m, next.UTC().Format(time.RFC3339))
-			v.retry = next.Sub(now) + time.Second
+				day.Used, day.Limit, day.NextSlot.UTC().Format(time.RFC3339))
+			v.retry = day.NextSlot.Sub(now) + time.Second
 			return v
 		}
 	}

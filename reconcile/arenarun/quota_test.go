@@ -54,6 +54,8 @@ func TestDecideQuota(t *testing.T) {
 			ws(nil, ptr.To[int32](1), nil), 1, 1, false, v1alpha1.ArenaRunReasonWaitingForDailyRunQuota},
 		{"daily quota: yesterday's run does not count", mk("r", 0, "Pending", nil, v1alpha1.ArenaRunReasonWaitingForQuotaAdmission, 0), []v1alpha1.ArenaRun{mk("a", -30*time.Hour, "Succeeded", ptr.To(at(-25*time.Hour)), "", 0)},
 			ws(nil, ptr.To[int32](1), nil), 1, 1, true, v1alpha1.ArenaRunReasonQuotaSatisfied},
+		{"daily quota of 0 admits none", mk("r", 0, "Pending", nil, v1alpha1.ArenaRunReasonWaitingForQuotaAdmission, 0), nil,
+			ws(nil, ptr.To[int32](0), nil), 1, 1, false, v1alpha1.ArenaRunReasonWaitingForDailyRunQuota},
 		{"clamped", mk("r", 0, "Pending", nil, v1alpha1.ArenaRunReasonWaitingForQuotaAdmission, 0), nil, ws(nil, nil, ptr.To[int32](2)), 5, 2, true, v1alpha1.ArenaRunReasonWorkersClamped},
 		{"admitted but not started in 15 minutes", mk("r", -time.Hour, "Pending", nil, v1alpha1.ArenaRunReasonQuotaSatisfied, -16*time.Minute), nil,
 			ws(ptr.To[int32](1), nil, nil), 1, 1, false, v1alpha1.ArenaRunReasonAdmissionReleased},
@@ -66,7 +68,7 @@ func TestDecideQuota(t *testing.T) {
 			if v.admitted != c.admitted || v.reason != c.reason {
 				t.Fatalf("admitted %v reason %q (%s), want %v %q", v.admitted, v.reason, v.message, c.admitted, c.reason)
 			}
-			if c.reason == v1alpha1.ArenaRunReasonWaitingForDailyRunQuota && !strings.Contains(v.message, "next slot opens at 2026-03-02T11:00:00Z") {
+			if c.reason == v1alpha1.ArenaRunReasonWaitingForDailyRunQuota && len(c.others) > 0 && !strings.Contains(v.message, "next slot opens at 2026-03-02T11:00:00Z") {
 				t.Fatalf("message %q does not say when the next slot opens", v.message)
 			}
 		})
