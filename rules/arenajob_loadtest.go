@@ -91,11 +91,10 @@ func checkArenaJobThresholdValues(in Input) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for i, t := range spec.LoadTest.Thresholds {
-		form, known := arenaJobMetricForms[t.Metric]
-		if !known {
+		if _, known := arenaJobMetricForms[t.Metric]; !known {
 			continue
 		}
-		if detail := arenaJobThresholdValueProblem(t.Metric, form, t.Value); detail != "" {
+		if _, _, detail := ArenaJobThresholdTarget(t.Metric, t.Value); detail != "" {
 			p := base.Child("loadTest", "thresholds").Index(i).Child("value")
 			errs = append(errs, field.Invalid(p, t.Value, detail))
 		}
@@ -103,30 +102,37 @@ func checkArenaJobThresholdValues(in Input) field.ErrorList {
 	return errs
 }
 
-// arenaJobThresholdValueProblem says what is wrong with value for metric, or
-// returns "" when it is in the metric's form.
-func arenaJobThresholdValueProblem(metric v1alpha1.ArenaJobThresholdMetric, form arenaJobMetricForm, value string) string {
-	switch form {
+// ArenaJobThresholdTarget reads a threshold value in its metric's form
+// (arenajob.md#loadtestthresholds): the target, in milliseconds for a
+// duration metric (latency_*, ttft_*: isDuration), a ratio in [0,1] for the
+// rates, a non-negative number for total_cost. problem is "" when the value
+// is in its form, else what is wrong with it. The webhook's
+// arenajob/threshold-value-format and the ArenaRun controller's evaluation
+// (which reports such a value as "parse error" and fails the run) both read
+// values through it. A metric the spec does not list is a problem too (the
+// schema's enum refuses it).
+func ArenaJobThresholdTarget(metric v1alpha1.ArenaJobThresholdMetric, value string) (target float64, isDuration bool, problem string) {
+	switch arenaJobMetricForms[metric] {
 	case arenaJobFormDuration:
 		d, err := time.ParseDuration(value)
 		if err == nil && d >= 0 {
-			return ""
+			return float64(d) / float64(time.Millisecond), true, ""
 		}
-		return fmt.Sprintf("threshold metric %s needs a non-negative duration string with a unit, such as \"3s\" or \"500ms\"; %q is not one", metric, value)
+		return 0, true, fmt.Sprintf("threshold metric %s needs a non-negative duration string with a unit, such as \"3s\" or \"500ms\"; %q is not one", metric, value)
 	case arenaJobFormFraction:
 		f, err := strconv.ParseFloat(value, 64)
 		if err == nil && f >= 0 && f <= 1 {
-			return ""
+			return f, false, ""
 		}
-		return fmt.Sprintf("threshold metric %s is a ratio and needs a number between 0 and 1, such as \"0.01\" or \"0.95\"; %q is not one (a target outside 0..1 would pass or fail every run)", metric, value)
+		return 0, false, fmt.Sprintf("threshold metric %s is a ratio and needs a number between 0 and 1, such as \"0.01\" or \"0.95\"; %q is not one (a target outside 0..1 would pass or fail every run)", metric, value)
 	case arenaJobFormNumber:
 		f, err := strconv.ParseFloat(value, 64)
 		if err == nil && f >= 0 && !math.IsInf(f, 0) {
-			return ""
+			return f, false, ""
 		}
-		return fmt.Sprintf("threshold metric %s needs a non-negative number in budgetCurrency, such as \"50.00\"; %q is not one", metric, value)
+		return 0, false, fmt.Sprintf("threshold metric %s needs a non-negative number in budgetCurrency, such as \"50.00\"; %q is not one", metric, value)
 	}
-	return ""
+	return 0, false, fmt.Sprintf("%s is not a threshold metric", metric)
 }
 
 func checkArenaJobRateNeedsDuration(in Input) field.ErrorList {

@@ -5,11 +5,10 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Threshold verdicts (arenajob.md § loadTest.thresholds).
@@ -108,8 +107,8 @@ func evaluateThresholds(ths []v1alpha1.ArenaJobLoadTestThreshold, m map[v1alpha1
 	passedCount, failed := 0, false
 	for _, th := range ths {
 		key := "threshold:" + string(th.Metric)
-		target, isDuration, ok := parseTarget(th.Metric, th.Value)
-		if !ok {
+		target, isDuration, problem := rules.ArenaJobThresholdTarget(th.Metric, th.Value)
+		if problem != "" {
 			out[key] = verdictParseError
 			failed = true
 			continue
@@ -132,28 +131,6 @@ func evaluateThresholds(ths []v1alpha1.ArenaJobLoadTestThreshold, m map[v1alpha1
 	}
 	out["thresholds_passed"] = strconv.Itoa(passedCount) + "/" + strconv.Itoa(len(ths)) + " passed"
 	return out, failed
-}
-
-// parseTarget reads a threshold value in its metric's form: a duration (in
-// ms) for latency/TTFT, a ratio in [0,1] for rates, a non-negative number
-// for total_cost.
-func parseTarget(metric v1alpha1.ArenaJobThresholdMetric, value string) (float64, bool, bool) {
-	s := string(metric)
-	if strings.HasPrefix(s, "latency_") || strings.HasPrefix(s, "ttft_") {
-		d, err := time.ParseDuration(value)
-		if err != nil || d < 0 {
-			return 0, true, false
-		}
-		return float64(d) / float64(time.Millisecond), true, true
-	}
-	f, err := strconv.ParseFloat(value, 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false, false
-	}
-	if metric != v1alpha1.ArenaJobMetricTotalCost && f > 1 {
-		return 0, false, false
-	}
-	return f, false, true
 }
 
 func compare(got float64, op v1alpha1.ArenaJobThresholdOperator, target float64) bool {
