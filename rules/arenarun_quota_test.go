@@ -50,3 +50,14 @@ func TestArenaDailyQuota(t *testing.T) {
 		t.Errorf("nothing used: %+v", got)
 	}
 }
+
+func TestArenaRunPhaseFinal(t *testing.T) {
+	for p, want := range map[v1alpha1.ArenaRunPhase]bool{
+		"": false, v1alpha1.ArenaRunPhasePending: false, v1alpha1.ArenaRunPhaseRunning: false,
+		v1alpha1.ArenaRunPhaseSucceeded: true, v1alpha1.ArenaRunPhaseFailed: true, v1alpha1.ArenaRunPhaseCancelled: true,
+	} {
+		if got := ArenaRunPhaseFinal(p); got != want {
+			t.Errorf("ArenaRunPhaseFinal(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -171,6 +171,18 @@ func (h *harness) setPhase(name string, phase v1alpha1.ArenaRunPhase) {
 	}
 }
 
+// loseStatus clears the job's status, as a crash between a run's create
+// and the status write leaves it.
+func (h *harness) loseStatus() {
+	h.t.Helper()
+	j := h.job()
+	orig := j.DeepCopy()
+	j.Status = v1alpha1.ArenaJobStatus{}
+	if err := direct.Status().Patch(context.Background(), j, client.MergeFrom(orig)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 // events lists the job's events from this controller as "type/reason".
 func (h *harness) events() []string {
 	h.t.Helper()
@@ -233,12 +245,7 @@ func TestManualJobRunsExactlyOnce(t *testing.T) {
 
 	// The status write was lost (a crash between the create and the
 	// write): the deterministic name still makes it one run.
-	j := h.job()
-	orig := j.DeepCopy()
-	j.Status = v1alpha1.ArenaJobStatus{}
-	if err := direct.Status().Patch(context.Background(), j, client.MergeFrom(orig)); err != nil {
-		t.Fatal(err)
-	}
+	h.loseStatus()
 	h.restart()
 	h.reconcile()
 	if got := h.runNames(); !slices.Equal(got, want) {
@@ -250,8 +257,8 @@ func TestManualJobRunsExactlyOnce(t *testing.T) {
 
 	// Finished and pruned (failed limit 0), the manual run is not started again.
 	h.setPhase("eval-manual", v1alpha1.ArenaRunPhaseFailed)
-	j = h.job()
-	orig = j.DeepCopy()
+	j := h.job()
+	orig := j.DeepCopy()
 	zero := int32(0)
 	j.Spec.FailedRunsHistoryLimit = &zero
 	if err := direct.Patch(context.Background(), j, client.MergeFrom(orig)); err != nil {
@@ -577,12 +584,7 @@ func TestTickWithItsRunAlreadyThere(t *testing.T) {
 			name := RunName("eval", h.tick(1))
 			h.setPhase(name, v1alpha1.ArenaRunPhaseRunning)
 
-			j := h.job()
-			orig := j.DeepCopy()
-			j.Status = v1alpha1.ArenaJobStatus{}
-			if err := direct.Status().Patch(context.Background(), j, client.MergeFrom(orig)); err != nil {
-				t.Fatal(err)
-			}
+			h.loseStatus()
 			h.restart()
 			h.reconcile()
 			if got := h.runNames(); !slices.Equal(got, []string{name}) {
@@ -591,7 +593,7 @@ func TestTickWithItsRunAlreadyThere(t *testing.T) {
 			if h.runs()[name].Spec.Cancelled {
 				t.Fatal("the tick's own run was cancelled")
 			}
-			j = h.job()
+			j := h.job()
 			if j.Status.LastRunRef == nil || j.Status.LastRunRef.Name != name || !j.Status.LastScheduleTime.Time.Equal(h.tick(1)) {
 				t.Fatalf("status %+v: the tick must be recorded as started by %s", j.Status, name)
 			}

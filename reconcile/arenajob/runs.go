@@ -73,14 +73,9 @@ func NewRun(job *v1alpha1.ArenaJob, tick time.Time) *v1alpha1.ArenaRun {
 	return run
 }
 
-// Finished reports whether a run has ended: Succeeded, Failed or Cancelled.
-func Finished(r *v1alpha1.ArenaRun) bool {
-	switch r.Status.Phase {
-	case v1alpha1.ArenaRunPhaseSucceeded, v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunPhaseCancelled:
-		return true
-	}
-	return false
-}
+// Finished reports whether a run has ended: Succeeded, Failed or Cancelled
+// (rules.ArenaRunPhaseFinal).
+func Finished(r *v1alpha1.ArenaRun) bool { return rules.ArenaRunPhaseFinal(r.Status.Phase) }
 
 // startedAt orders runs: a scheduled run's tick, else its creation.
 func startedAt(r *v1alpha1.ArenaRun) time.Time {

@@ -232,7 +232,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !run.DeletionTimestamp.IsZero() || terminal(run.Status.Phase) {
+	if !run.DeletionTimestamp.IsZero() || rules.ArenaRunPhaseFinal(run.Status.Phase) {
 		return ctrl.Result{}, nil
 	}
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
@@ -271,7 +271,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			}
 		}
 	}
-	if terminal(st.Phase) {
+	if rules.ArenaRunPhaseFinal(st.Phase) {
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
@@ -281,7 +281,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // them, except Progressing turning False because the run ended (the phase
 // event says that; a Warning "Progressing is False" would read as a fault).
 func eventConditions(st *v1alpha1.ArenaRunStatus) []metav1.Condition {
-	if !terminal(st.Phase) {
+	if !rules.ArenaRunPhaseFinal(st.Phase) {
 		return st.Conditions
 	}
 	out := make([]metav1.Condition, 0, len(st.Conditions))
@@ -309,7 +309,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 
 	// 1. The source, pinned once.
 	resolved, err := r.pinSource(ctx, run, st, now, s)
-	if err != nil || st.Source == nil || terminal(st.Phase) {
+	if err != nil || st.Source == nil || rules.ArenaRunPhaseFinal(st.Phase) {
 		return err
 	}
 

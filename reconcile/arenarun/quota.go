@@ -27,17 +27,22 @@ type quotaVerdict struct {
 	retry time.Duration
 }
 
-// admitted reports whether run holds an admission (condition
+// admission reports whether run holds an admission (condition
 // WithinWorkspaceQuota with QuotaSatisfied or WorkersClamped), and since when.
 func admission(run *v1alpha1.ArenaRun) (bool, time.Time) {
 	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
 	if c == nil {
 		return false, time.Time{}
 	}
-	if c.Reason == v1alpha1.ArenaRunReasonQuotaSatisfied || c.Reason == v1alpha1.ArenaRunReasonWorkersClamped {
+	if admittedReason(c.Reason) {
 		return true, c.LastTransitionTime.Time
 	}
 	return false, time.Time{}
+}
+
+// admittedReason: a WithinWorkspaceQuota reason that admits the run.
+func admittedReason(reason string) bool {
+	return reason == v1alpha1.ArenaRunReasonQuotaSatisfied || reason == v1alpha1.ArenaRunReasonWorkersClamped
 }
 
 // older orders runs oldest first: creation time, then name.
@@ -51,7 +56,7 @@ func older(a, b *v1alpha1.ArenaRun) bool {
 // holdsSlot: a run counted against maxConcurrentJobs — running, or
 // admitted and still within AdmissionTimeout of starting.
 func holdsSlot(r *v1alpha1.ArenaRun, now time.Time) bool {
-	if terminal(r.Status.Phase) {
+	if rules.ArenaRunPhaseFinal(r.Status.Phase) {
 		return false
 	}
 	if r.Status.Phase == v1alpha1.ArenaRunPhaseRunning || r.Status.StartTime != nil {
@@ -75,7 +80,7 @@ func admittedAt(r *v1alpha1.ArenaRun) time.Time {
 
 // waiting: a run not yet admitted that is still to start.
 func waiting(r *v1alpha1.ArenaRun) bool {
-	if terminal(r.Status.Phase) || r.Status.StartTime != nil || r.Spec.Cancelled {
+	if rules.ArenaRunPhaseFinal(r.Status.Phase) || r.Status.StartTime != nil || r.Spec.Cancelled {
 		return false
 	}
 	ok, _ := admission(r)

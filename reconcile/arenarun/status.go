@@ -44,9 +44,12 @@ const (
 	ReasonOutputNotSupported = "OutputNotSupported"
 )
 
-// terminal reports whether phase is final.
-func terminal(p v1alpha1.ArenaRunPhase) bool {
-	return p == v1alpha1.ArenaRunPhaseSucceeded || p == v1alpha1.ArenaRunPhaseFailed || p == v1alpha1.ArenaRunPhaseCancelled
+// statusOf is True for ok, False otherwise.
+func statusOf(ok bool) metav1.ConditionStatus {
+	if ok {
+		return metav1.ConditionTrue
+	}
+	return metav1.ConditionFalse
 }
 
 func cond(t string, s metav1.ConditionStatus, reason, msg string, gen int64) metav1.Condition {
@@ -57,40 +60,24 @@ func cond(t string, s metav1.ConditionStatus, reason, msg string, gen int64) met
 // Succeeded, False otherwise with reason (the failure's, the wait's, or
 // Cancelled).
 func setReady(st *v1alpha1.ArenaRunStatus, reason, msg string, gen int64, now metav1.Time) {
-	s := metav1.ConditionFalse
-	switch st.Phase {
-	case v1alpha1.ArenaRunPhaseRunning, v1alpha1.ArenaRunPhaseSucceeded:
-		s = metav1.ConditionTrue
-	}
+	s := statusOf(st.Phase == v1alpha1.ArenaRunPhaseRunning || st.Phase == v1alpha1.ArenaRunPhaseSucceeded)
 	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionReady, s, reason, msg, gen), now)
 }
 
 // setSourceValid: True once the commit is pinned, False with why not.
 func setSourceValid(st *v1alpha1.ArenaRunStatus, ok bool, reason, msg string, gen int64, now metav1.Time) {
-	s := metav1.ConditionFalse
-	if ok {
-		s = metav1.ConditionTrue
-	}
-	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionSourceValid, s, reason, msg, gen), now)
+	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionSourceValid, statusOf(ok), reason, msg, gen), now)
 }
 
 // setJobCreated: True once the worker Job exists; False (JobCreationFailed)
 // while it cannot be created.
 func setJobCreated(st *v1alpha1.ArenaRunStatus, ok bool, reason, msg string, gen int64, now metav1.Time) {
-	s := metav1.ConditionFalse
-	if ok {
-		s = metav1.ConditionTrue
-	}
-	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionJobCreated, s, reason, msg, gen), now)
+	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionJobCreated, statusOf(ok), reason, msg, gen), now)
 }
 
 // setProgressing: True while the workers execute, False once they stopped.
 func setProgressing(st *v1alpha1.ArenaRunStatus, running bool, reason, msg string, gen int64, now metav1.Time) {
-	s := metav1.ConditionFalse
-	if running {
-		s = metav1.ConditionTrue
-	}
-	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionProgressing, s, reason, msg, gen), now)
+	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionProgressing, statusOf(running), reason, msg, gen), now)
 }
 
 // setQueueRedisDrifted compares the group's current redis with the pinned
@@ -118,12 +105,9 @@ func setWithinWorkspaceQuota(st *v1alpha1.ArenaRunStatus, present bool, admitted
 		conditions.Remove(&st.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
 		return
 	}
-	s := metav1.ConditionFalse
-	if admitted && reason == v1alpha1.ArenaRunReasonQuotaSatisfied {
-		s = metav1.ConditionTrue
-	}
+	s := statusOf(admitted && reason == v1alpha1.ArenaRunReasonQuotaSatisfied)
 	prev := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
-	wasAdmitted := prev != nil && (prev.Reason == v1alpha1.ArenaRunReasonQuotaSatisfied || prev.Reason == v1alpha1.ArenaRunReasonWorkersClamped)
+	wasAdmitted := prev != nil && admittedReason(prev.Reason)
 	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionWithinWorkspaceQuota, s, reason, msg, gen), now)
 	if admitted && !wasAdmitted {
 		// The admission time (AdmissionTimeout, maxJobsPerDay) is the
