@@ -229,17 +229,19 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Eventually(func(g Gomega) {
 			run := &v1alpha1.ArenaRun{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second-manual"}, run)).To(Succeed())
-			g.Expect(run.Status.Phase).To(Equal(v1alpha1.ArenaRunPhasePending))
+			g.Expect(run.Status.Phase).To(Equal(v1alpha1.ArenaRunPhasePending), "conditions %+v", run.Status.Conditions)
 			c := condition(run, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota))
-		}).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+			g.Expect(c.Reason).To(Equal(v1alpha1.ArenaRunReasonWaitingForConcurrentRunSlot))
+			g.Expect(condition(run, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota))
+		}).WithTimeout(20 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 
 		_, err := arenaworker.Run(ctx, runQueue(ns, "first-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		waitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
-		waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		run := waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		Expect(condition(run, v1alpha1.ArenaRunConditionWithinWorkspaceQuota).Reason).To(Equal(v1alpha1.ArenaRunReasonQuotaSatisfied))
 		_, err = arenaworker.Run(ctx, runQueue(ns, "second-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)

@@ -61,6 +61,15 @@ var (
 	suiteStart  time.Time
 )
 
+// anyFailed keeps the logs of a failed run (set by ReportAfterEach).
+var anyFailed bool
+
+var _ = ReportAfterEach(func(r SpecReport) {
+	if r.Failed() {
+		anyFailed = true
+	}
+})
+
 func TestArena(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia Arena e2e")
@@ -71,6 +80,11 @@ var _ = BeforeSuite(func() {
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-arena-e2e-")
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		if CurrentSpecReport().Failed() {
+			anyFailed = true
+		}
+	})
 	contentRoot = filepath.Join(logDir, "content")
 	Expect(os.MkdirAll(contentRoot, 0o755)).To(Succeed())
 
@@ -120,7 +134,7 @@ var _ = AfterSuite(func() {
 		redisSrv.Stop()
 	}
 	GinkgoWriter.Printf("arena e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
-	if !CurrentSpecReport().Failed() {
+	if !anyFailed {
 		_ = os.RemoveAll(logDir)
 	} else {
 		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
