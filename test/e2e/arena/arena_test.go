@@ -114,6 +114,11 @@ func condition(run *v1alpha1.ArenaRun, t string) *metav1.Condition {
 
 var _ = Describe("Arena on the local cluster", Ordered, func() {
 	ctx := context.Background()
+	// The scheduled job's namespace: the job is created as soon as the
+	// licence allows scheduling, and its first tick (the operator's real
+	// clock, at most a minute away) is checked by the last spec, so the
+	// wait overlaps the other specs.
+	var scheduledNS string
 
 	It("refuses an unlicensed load test at admission, and runs it once licensed", func() {
 		ns, _ := arenaNamespace(ctx, "arena-lic")
@@ -134,6 +139,10 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(st.Executed).To(Equal(2))
 		run := waitRun(ctx, ns, "load-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
 		Expect(run.Status.Result.Summary).To(HaveKeyWithValue("passRate", "100.0"))
+
+		scheduledNS, _ = arenaNamespace(ctx, "arena-cron")
+		Expect(createJob(ctx, scheduledNS, "nightly", v1alpha1.ArenaJobSpec{
+			Schedule: &v1alpha1.ArenaJobSchedule{Cron: "* * * * *"}})).To(Succeed())
 	})
 
 	It("runs a manual job to Succeeded with its summary, on the pinned, exported commit", func() {
@@ -194,7 +203,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 			job := &batchv1.Job{}
 			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "long-manual"}, job)
 			return apierrors.IsNotFound(err) || (err == nil && !job.DeletionTimestamp.IsZero())
-		}).WithTimeout(30 * time.Second).Should(BeTrue(), "the worker Job was not deleted")
+		}).WithTimeout(30*time.Second).Should(BeTrue(), "the worker Job was not deleted")
 	})
 
 	It("fails a load test whose threshold fails", func() {
@@ -245,5 +254,34 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		_, err = arenaworker.Run(ctx, runQueue(ns, "second-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+	})
+
+	It("starts a scheduled job's run on its tick, with the operator's real clock", func() {
+		Expect(scheduledNS).NotTo(BeEmpty(), "the licence spec creates the scheduled job")
+		job := &v1alpha1.ArenaJob{}
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: scheduledNS, Name: "nightly"}, job)).To(Succeed())
+			g.Expect(job.Status.LastScheduleTime).NotTo(BeNil())
+			g.Expect(job.Status.LastRunRef).NotTo(BeNil())
+		}).WithTimeout(90 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		tick := job.Status.LastScheduleTime.Time
+		Expect(tick.Second()).To(BeZero(), "a tick of * * * * * is on the minute")
+		name := job.Status.LastRunRef.Name
+		Expect(name).To(Equal(fmt.Sprintf("nightly-%d", tick.Unix()/60)))
+		Expect(job.Status.NextScheduleTime).NotTo(BeNil())
+		Expect(job.Status.NextScheduleTime.Time).To(Equal(tick.Add(time.Minute)))
+		// A scheduled job starts no manual run.
+		runs := &v1alpha1.ArenaRunList{}
+		Expect(k8sClient.List(ctx, runs, client.InNamespace(scheduledNS))).To(Succeed())
+		Expect(runs.Items).To(HaveLen(1))
+
+		waitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		_, err := arenaworker.Run(ctx, runQueue(scheduledNS, name), 1, arenaworker.Pass)
+		Expect(err).NotTo(HaveOccurred())
+		waitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		// Stop ticking before the suite ends.
+		patch := client.MergeFrom(job.DeepCopy())
+		job.Spec.Suspend = true
+		Expect(k8sClient.Patch(ctx, job, patch)).To(Succeed())
 	})
 })
