@@ -19,11 +19,6 @@ var (
 	arenaQueueRedisURL     string
 	arenaQueueRedisURLFile string
 	arenaWorkerImage       string
-	// arenaSourceResolver resolves ArenaRun refs on their ArenaProject. The
-	// ArenaProject controller provides it (its ResolveRef); until it is
-	// wired here, runs whose project is Ready wait with
-	// SourceResolverUnavailable.
-	arenaSourceResolver arenarun.SourceResolver
 )
 
 func init() {
@@ -47,7 +42,11 @@ func init() {
 			url = strings.TrimSpace(string(b))
 		}
 		return arenarun.SetupWithManager(mgr, arenarun.Options{
-			Resolver:        arenaSourceResolver,
+			// Runs resolve their ref with the ArenaProject controller's
+			// go-git source (same --workspace-content-path and
+			// --arena-allow-http-git), read their arena file and export
+			// the snapshot into the content volume.
+			Resolver:        arenarun.NewProjectResolver(arenaSourceConfig(), mgr.GetAPIReader()),
 			DefaultRedisURL: url,
 			WorkerImage:     arenaWorkerImage,
 			License:         licenseStore,

@@ -1,0 +1,159 @@
+// Package arena runs the Arena lifecycle end to end on the local cluster
+// (test/controlplane WithOperatorCluster: kube-apiserver, etcd,
+// kube-controller-manager, kube-scheduler and a kwok Node) with the operator
+// binary as `make run` starts it with --arena: webhooks over TLS, its
+// ServiceAccount and generated RBAC, the ArenaProject, ArenaJob and ArenaRun
+// controllers, the real operator-wide Redis queue (--arena-queue-redis-url-file)
+// and a workspace content volume (--workspace-content-path, a temporary
+// directory) holding a hosted project's git repository written by go-git.
+// The worker Job's pods are created by the Job controller and completed by
+// kwok; their work is done in-process by test/arenaworker against the same
+// Redis.
+//
+// Why a suite of its own rather than specs in test/e2e: it needs operator
+// flags test/e2e does not start with (--arena, the content path, the queue
+// URL file, a trusted licence key), and it changes the cluster's licence
+// (the arena-license Secret) mid-suite, which would change what test/e2e's
+// specs see (custom facades are licence-gated).
+//
+// Scheduling is not run here: the operator's clock is the real one, so a
+// tick is up to a minute away. Ticks under each concurrency policy, history
+// pruning and missed ticks are covered with an injected clock in
+// reconcile/arenajob (TestScheduleConcurrencyPolicies, TestHistoryPruning,
+// TestRestartAfterMissedTicksRunsOnlyTheLatest).
+package arena
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/admission"
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
+	"github.com/altairalabs/omnia/licensing/reload"
+	"github.com/altairalabs/omnia/test/controlplane"
+	testredis "github.com/altairalabs/omnia/test/redis"
+)
+
+var (
+	cluster     *controlplane.Cluster
+	operator    *controlplane.Operator
+	k8sClient   client.Client
+	logDir      string
+	contentRoot string
+	redisSrv    *testredis.Server
+	signingKey  ed25519.PrivateKey
+	suiteStart  time.Time
+)
+
+// anyFailed keeps the logs of a failed run (set by ReportAfterEach).
+var anyFailed bool
+
+var _ = ReportAfterEach(func(r SpecReport) {
+	if r.Failed() {
+		anyFailed = true
+	}
+})
+
+func TestArena(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Omnia Arena e2e")
+}
+
+var _ = BeforeSuite(func() {
+	suiteStart = time.Now()
+	var err error
+	logDir, err = os.MkdirTemp("", "omnia-arena-e2e-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		if CurrentSpecReport().Failed() {
+			anyFailed = true
+		}
+	})
+	contentRoot = filepath.Join(logDir, "content")
+	Expect(os.MkdirAll(contentRoot, 0o755)).To(Succeed())
+
+	bin, err := exec.LookPath("redis-server")
+	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
+	redisDir := filepath.Join(logDir, "redis")
+	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
+	redisSrv, err = testredis.StartIn(bin, redisDir)
+	Expect(err).NotTo(HaveOccurred())
+	urlFile := filepath.Join(logDir, "queue-redis-url")
+	Expect(os.WriteFile(urlFile, []byte(redisSrv.URL()+"\n"), 0o600)).To(Succeed())
+
+	// The licence issuer's key: the operator trusts its public half; the
+	// licence itself is installed by a spec (the suite starts open-core).
+	_, signingKey, err = ed25519.GenerateKey(rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	pub, err := licensing.MarshalPublicKeyPEM(signingKey.Public())
+	Expect(err).NotTo(HaveOccurred())
+	pubPath := filepath.Join(logDir, "license.pub")
+	Expect(os.WriteFile(pubPath, pub, 0o600)).To(Succeed())
+
+	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir,
+		"--arena", "--workspace-content-path", contentRoot,
+		"--arena-queue-redis-url-file", urlFile, "--license-public-key", pubPath)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if operator != nil {
+		operator.Stop()
+		forbidden, err := operator.Forbidden()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+	}
+	if cluster != nil {
+		controlplane.RemoveWebhooks(cluster.Environment)
+		Expect(cluster.Stop()).To(Succeed())
+	}
+	if redisSrv != nil {
+		redisSrv.Stop()
+	}
+	GinkgoWriter.Printf("arena e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
+	if !anyFailed {
+		_ = os.RemoveAll(logDir)
+	} else {
+		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
+	}
+})
+
+// installLicence writes an enterprise licence with every feature into the
+// arena-license Secret of the operator's namespace.
+func installLicence(ctx context.Context) {
+	claims := licensing.NewClaims("arena-e2e", "arena e2e", licensing.TierEnterprise, licensing.AllFeatures,
+		&licensing.Limits{}, time.Now(), time.Hour)
+	token, err := licensing.Sign(claims, signingKey)
+	Expect(err).NotTo(HaveOccurred())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: admission.DefaultExcludedNamespace}}
+	if err := k8sClient.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	Expect(k8sClient.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: admission.DefaultExcludedNamespace, Name: reload.DefaultSecretName},
+		Data:       map[string][]byte{reload.DefaultSecretKey: []byte(token)},
+	})).To(Succeed())
+}
