@@ -31,11 +31,10 @@ type Resolved struct {
 // SourceResolver resolves a run's ref on its ArenaProject. It is called once
 // per run, after the project is Ready, and its answer is pinned.
 //
-// The ArenaProject controller (issue #9 point 3) owns ref resolution
-// (go-git) and snapshots; its resolver is wired in by the operator. Until
-// then the operator runs this controller with no resolver, and a run whose
-// project is Ready stays Pending (SourceValid=False, reason
-// SourceResolverUnavailable).
+// The operator wires ProjectResolver (projectresolver.go), built on the
+// ArenaProject controller's go-git source package. A controller given no
+// resolver (a test's choice) keeps a run whose project is Ready Pending
+// (SourceValid=False, reason SourceResolverUnavailable).
 type SourceResolver interface {
 	// Resolve resolves ref (empty: the project's default branch) of the
 	// project. arenaFile is the template's arena file.
