@@ -22,6 +22,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -41,6 +42,9 @@ func TestE2E(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
+	// The client's warnings (e.g. a webhook's admission warning) go to the
+	// Ginkgo log instead of controller-runtime's "SetLogger never called".
+	logf.SetLogger(GinkgoLogr)
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-e2e-")
 	Expect(err).NotTo(HaveOccurred())
