@@ -98,6 +98,7 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress:  f.probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: f.leaderElectNS,

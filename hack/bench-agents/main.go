@@ -58,6 +58,13 @@ type config struct {
 	timeout     time.Duration
 	concurrency int
 	keep        bool
+	// profile is how long a CPU profile of the ramp to take (0: none).
+	profile time.Duration
+	// operatorArgs are extra operator flags (-operator-arg, repeatable).
+	operatorArgs []string
+	// pprofAddr is the operator's pprof address when profiling.
+	pprofAddr string
+	dir       string
 }
 
 func run() error {
@@ -68,6 +75,11 @@ func run() error {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up when the agents are not all Running by then")
 	flag.IntVar(&cfg.concurrency, "concurrency", 16, "parallel creators (a GitOps tool applying many manifests)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the logs directory")
+	flag.DurationVar(&cfg.profile, "profile", 0, "take a CPU profile of the operator over this long from the first create (and a heap profile once every agent is Running), into the logs directory, which is then kept; 0: none")
+	flag.Func("operator-arg", "an extra operator flag, e.g. -operator-arg=--agentruntime-max-concurrent-reconciles=4; repeatable", func(s string) error {
+		cfg.operatorArgs = append(cfg.operatorArgs, s)
+		return nil
+	})
 	flag.Parse()
 	if cfg.n <= 0 {
 		return fmt.Errorf("-n must be positive")
@@ -78,8 +90,20 @@ func run() error {
 		return err
 	}
 	fmt.Printf("bench-agents: N=%d, steady window %s, logs in %s\n", cfg.n, cfg.steady, dir)
+	cfg.dir = dir
+	args := append([]string{}, cfg.operatorArgs...)
+	if cfg.profile > 0 {
+		cfg.keep = true
+		if cfg.pprofAddr, err = freeLoopbackAddr(); err != nil {
+			return err
+		}
+		args = append(args, "--pprof-bind-address="+cfg.pprofAddr)
+	}
+	if len(args) > 0 {
+		fmt.Printf("operator flags: %s\n", strings.Join(args, " "))
+	}
 	start := time.Now()
-	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir)
+	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
 	if err != nil {
 		return err
 	}
@@ -132,6 +156,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	}
 
 	t0 := time.Now()
+	var cpuProfile <-chan error
+	if cfg.profile > 0 {
+		cpuProfile = profileCPU(ctx, cfg.pprofAddr, cfg.dir, cfg.profile)
+	}
 	var created atomic.Int64
 	createdAt := make(chan time.Duration, 1)
 	errs := make(chan error, cfg.concurrency)
@@ -207,6 +235,15 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	hwmAtRunning, _, err := peakRSS(op.Pid())
 	if err != nil {
 		return err
+	}
+	if cfg.profile > 0 {
+		if err := saveProfile(ctx, cfg.pprofAddr, "heap", "gc=1", cfg.dir, "heap.pprof"); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+		if err := <-cpuProfile; err != nil {
+			return fmt.Errorf("CPU profile: %w", err)
+		}
+		fmt.Printf("profiles: %s/cpu.pprof (first %s), %s/heap.pprof (all Running)\n", cfg.dir, cfg.profile, cfg.dir)
 	}
 
 	// Steady state: every agent Running, nothing changes; count writes.
