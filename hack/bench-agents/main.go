@@ -155,6 +155,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}
 
+	rampBefore, err := apiRequests(ctx, admin)
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
 	var cpuProfile <-chan error
 	if cfg.profile > 0 {
@@ -236,6 +240,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
+	rampAfter, err := apiRequests(ctx, admin)
+	if err != nil {
+		return err
+	}
 	if cfg.profile > 0 {
 		if err := saveProfile(ctx, cfg.pprofAddr, "heap", "gc=1", cfg.dir, "heap.pprof"); err != nil {
 			return fmt.Errorf("heap profile: %w", err)
@@ -288,6 +296,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		rampWrites += v
 	}
 	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
+	fmt.Printf("  API requests until then (every client; by resource and verb, at least N/2; mean server time):\n")
+	for _, l := range requestLines(requestDelta(rampBefore, rampAfter), float64(cfg.n)/2) {
+		fmt.Printf("    %s\n", l)
+	}
 	names := make([]string, 0, len(loads))
 	for name := range loads {
 		names = append(names, name)
@@ -358,6 +370,16 @@ func apiServerMetrics(ctx context.Context, admin *rest.Config) (string, error) {
 		return "", fmt.Errorf("API server /metrics: HTTP %d", resp.StatusCode)
 	}
 	return string(body), nil
+}
+
+// apiRequests reads the API server's request counts and times by resource
+// and verb.
+func apiRequests(ctx context.Context, admin *rest.Config) (map[string]requestStat, error) {
+	body, err := apiServerMetrics(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	return requestsByResource(body)
 }
 
 // operatorLoads reads the controllers' work from the operator's /metrics.

@@ -56,6 +56,9 @@ type Options struct {
 	// Clock stamps condition transitions.
 	Clock   clock.PassiveClock
 	License rules.LicenseSource
+	// MaxConcurrentReconciles bounds parallel reconciles (concurrency.go).
+	// Default DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -94,6 +97,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
+		WithOptions(controllerOptions(opts)).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
