@@ -16,8 +16,8 @@ import (
 var (
 	agentRuntimeWorkers = flag.Int("agentruntime-max-concurrent-reconciles", agentruntime.DefaultMaxConcurrentReconciles,
 		"AgentRuntimes reconciled in parallel")
-	providerWorkers = flag.Int("provider-max-concurrent-reconciles", 4,
+	providerWorkers = flag.Int("provider-max-concurrent-reconciles", 8,
 		"Providers reconciled in parallel")
-	promptPackWorkers = flag.Int("promptpack-max-concurrent-reconciles", 2,
+	promptPackWorkers = flag.Int("promptpack-max-concurrent-reconciles", 8,
 		"PromptPacks reconciled in parallel")
 )
