@@ -45,8 +45,12 @@ func CacheByObject() map[client.Object]cache.ByObject {
 	return out
 }
 
-// keepOwnManagedFields is the cache transform of Deployments: the managed
-// fields entries of FieldManager only (managerOwnsReplicas reads those).
+// keepOwnManagedFields is the cache transform of Deployments: of the
+// managed fields, only what managerOwnsReplicas asks — whether
+// FieldManager's entries hold spec.replicas. Each such entry is kept with
+// its field set cut down to spec.replicas, or to nothing: the full set
+// (every container, variable and port the operator applies) is kilobytes
+// per Deployment, and the cache would hold it for every agent.
 var keepOwnManagedFields toolscache.TransformFunc = func(in any) (any, error) {
 	obj, ok := in.(metav1.Object)
 	if !ok {
@@ -58,10 +62,22 @@ var keepOwnManagedFields toolscache.TransformFunc = func(in any) (any, error) {
 	}
 	kept := make([]metav1.ManagedFieldsEntry, 0, 1)
 	for _, e := range mf {
-		if e.Manager == FieldManager {
-			kept = append(kept, e)
+		if e.Manager != FieldManager {
+			continue
 		}
+		fields := noFields
+		if entryOwnsReplicas(e) {
+			fields = replicasOnly
+		}
+		e.FieldsV1 = &metav1.FieldsV1{Raw: fields}
+		kept = append(kept, e)
 	}
 	obj.SetManagedFields(kept)
 	return in, nil
 }
+
+// The field sets keepOwnManagedFields keeps (shared, never modified).
+var (
+	noFields     = []byte(`{}`)
+	replicasOnly = []byte(`{"f:spec":{"f:replicas":{}}}`)
+)
