@@ -69,15 +69,15 @@ var keepOwnManagedFields toolscache.TransformFunc = func(in any) (any, error) {
 		if entryOwnsReplicas(e) {
 			fields = replicasOnly
 		}
-		e.FieldsV1 = &metav1.FieldsV1{Raw: fields}
+		e.FieldsV1 = metav1.NewFieldsV1(fields)
 		kept = append(kept, e)
 	}
 	obj.SetManagedFields(kept)
 	return in, nil
 }
 
-// The field sets keepOwnManagedFields keeps (shared, never modified).
-var (
-	noFields     = []byte(`{}`)
-	replicasOnly = []byte(`{"f:spec":{"f:replicas":{}}}`)
+// The field sets keepOwnManagedFields keeps.
+const (
+	noFields     = `{}`
+	replicasOnly = `{"f:spec":{"f:replicas":{}}}`
 )

@@ -30,7 +30,7 @@ func TestCacheSelectsTheOperatorsChildren(t *testing.T) {
 // whether it owns spec.replicas, which is all handOffReplicas reads.
 func TestDeploymentCacheKeepsOnlyTheReplicasOwnership(t *testing.T) {
 	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
-		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	withReplicas := `{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{}}}}}`
 	withoutReplicas := `{"f:spec":{"f:template":{"f:spec":{"f:containers":{}}}}}`
@@ -61,8 +61,8 @@ func TestDeploymentCacheKeepsOnlyTheReplicasOwnership(t *testing.T) {
 				t.Errorf("after the transform: owns %v, want %v", owns, tc.wantOwns)
 			}
 			for _, e := range got.ManagedFields {
-				if len(e.FieldsV1.Raw) > len(replicasOnly) {
-					t.Errorf("entry of %s keeps %d bytes of fields", e.Manager, len(e.FieldsV1.Raw))
+				if n := len(e.FieldsV1.GetRawBytes()); n > len(replicasOnly) {
+					t.Errorf("entry of %s keeps %d bytes of fields", e.Manager, n)
 				}
 			}
 		})
