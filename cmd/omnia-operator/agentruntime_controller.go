@@ -36,11 +36,12 @@ func init() {
 	// The AgentRuntime controller.
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
 		return agentruntime.SetupWithManager(mgr, agentruntime.Options{
-			FrameworkImages:     frameworkImages,
-			BuiltinRuntimeImage: *runtimeImage,
-			FacadeImage:         *facadeImage,
-			PolicyBrokerImage:   *policyBrokerImage,
-			License:             licenseStore,
+			FrameworkImages:         frameworkImages,
+			BuiltinRuntimeImage:     *runtimeImage,
+			FacadeImage:             *facadeImage,
+			PolicyBrokerImage:       *policyBrokerImage,
+			License:                 licenseStore,
+			MaxConcurrentReconciles: *agentRuntimeWorkers,
 		})
 	})
 }

@@ -11,6 +11,6 @@ import (
 // other component on a fresh cluster.
 func init() {
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore})
+		return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers})
 	})
 }

@@ -40,6 +40,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore})
+		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore,
+			MaxConcurrentReconciles: *providerWorkers})
 	})
 }

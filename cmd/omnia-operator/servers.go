@@ -98,6 +98,7 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress:  f.probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: f.leaderElectNS,
@@ -108,6 +109,7 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 		LeaseDuration:                 &leaseDuration,
 		RenewDeadline:                 &renewDeadline,
 		RetryPeriod:                   &retryPeriod,
+		Cache:                         cacheOptions(),
 		Client: client.Options{Cache: &client.CacheOptions{
 			// Secrets and ConfigMaps are never cached with their data: a
 			// read through the manager's client goes to the API server. The

@@ -58,6 +58,13 @@ type config struct {
 	timeout     time.Duration
 	concurrency int
 	keep        bool
+	// profile is how long a CPU profile of the ramp to take (0: none).
+	profile time.Duration
+	// operatorArgs are extra operator flags (-operator-arg, repeatable).
+	operatorArgs []string
+	// pprofAddr is the operator's pprof address when profiling.
+	pprofAddr string
+	dir       string
 }
 
 func run() error {
@@ -68,6 +75,11 @@ func run() error {
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up when the agents are not all Running by then")
 	flag.IntVar(&cfg.concurrency, "concurrency", 16, "parallel creators (a GitOps tool applying many manifests)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the logs directory")
+	flag.DurationVar(&cfg.profile, "profile", 0, "take a CPU profile of the operator over this long from the first create (and a heap profile once every agent is Running), into the logs directory, which is then kept; 0: none")
+	flag.Func("operator-arg", "an extra operator flag, e.g. -operator-arg=--agentruntime-max-concurrent-reconciles=4; repeatable", func(s string) error {
+		cfg.operatorArgs = append(cfg.operatorArgs, s)
+		return nil
+	})
 	flag.Parse()
 	if cfg.n <= 0 {
 		return fmt.Errorf("-n must be positive")
@@ -78,8 +90,20 @@ func run() error {
 		return err
 	}
 	fmt.Printf("bench-agents: N=%d, steady window %s, logs in %s\n", cfg.n, cfg.steady, dir)
+	cfg.dir = dir
+	args := append([]string{}, cfg.operatorArgs...)
+	if cfg.profile > 0 {
+		cfg.keep = true
+		if cfg.pprofAddr, err = freeLoopbackAddr(); err != nil {
+			return err
+		}
+		args = append(args, "--pprof-bind-address="+cfg.pprofAddr)
+	}
+	if len(args) > 0 {
+		fmt.Printf("operator flags: %s\n", strings.Join(args, " "))
+	}
 	start := time.Now()
-	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir)
+	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
 	if err != nil {
 		return err
 	}
@@ -131,7 +155,15 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}
 
+	rampBefore, err := apiRequests(ctx, admin)
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
+	var cpuProfile <-chan error
+	if cfg.profile > 0 {
+		cpuProfile = profileCPU(ctx, cfg.pprofAddr, cfg.dir, cfg.profile)
+	}
 	var created atomic.Int64
 	createdAt := make(chan time.Duration, 1)
 	errs := make(chan error, cfg.concurrency)
@@ -208,6 +240,19 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
+	rampAfter, err := apiRequests(ctx, admin)
+	if err != nil {
+		return err
+	}
+	if cfg.profile > 0 {
+		if err := saveProfile(ctx, cfg.pprofAddr, "heap", "gc=1", cfg.dir, "heap.pprof"); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+		if err := <-cpuProfile; err != nil {
+			return fmt.Errorf("CPU profile: %w", err)
+		}
+		fmt.Printf("profiles: %s/cpu.pprof (first %s), %s/heap.pprof (all Running)\n", cfg.dir, cfg.profile, cfg.dir)
+	}
 
 	// Steady state: every agent Running, nothing changes; count writes.
 	token, err := controlplane.ServiceAccountToken(cluster.Config, controlplane.OperatorNamespace, controlplane.MetricsScraper)
@@ -251,6 +296,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		rampWrites += v
 	}
 	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
+	fmt.Printf("  API requests until then (every client; by resource and verb, at least N/2; mean server time):\n")
+	for _, l := range requestLines(requestDelta(rampBefore, rampAfter), float64(cfg.n)/2) {
+		fmt.Printf("    %s\n", l)
+	}
 	names := make([]string, 0, len(loads))
 	for name := range loads {
 		names = append(names, name)
@@ -321,6 +370,16 @@ func apiServerMetrics(ctx context.Context, admin *rest.Config) (string, error) {
 		return "", fmt.Errorf("API server /metrics: HTTP %d", resp.StatusCode)
 	}
 	return string(body), nil
+}
+
+// apiRequests reads the API server's request counts and times by resource
+// and verb.
+func apiRequests(ctx context.Context, admin *rest.Config) (map[string]requestStat, error) {
+	body, err := apiServerMetrics(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	return requestsByResource(body)
 }
 
 // operatorLoads reads the controllers' work from the operator's /metrics.

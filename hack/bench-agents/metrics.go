@@ -258,3 +258,76 @@ func controllerLoads(body string) (map[string]*controllerLoad, error) {
 	}
 	return out, nil
 }
+
+// requestStat is a count of API requests and the seconds the API server
+// spent serving them.
+type requestStat struct{ count, seconds float64 }
+
+// requestsByResource reads apiserver_request_duration_seconds (_count and
+// _sum) by "resource[/subresource] VERB", every verb (reads too: a Secret
+// GET the operator cannot serve from its cache shows here). Long-running
+// WATCH requests are left out.
+func requestsByResource(body string) (map[string]requestStat, error) {
+	out := map[string]requestStat{}
+	for _, m := range []struct {
+		suffix string
+		add    func(s *requestStat, v float64)
+	}{
+		{"_count", func(s *requestStat, v float64) { s.count += v }},
+		{"_sum", func(s *requestStat, v float64) { s.seconds += v }},
+	} {
+		samples, err := parseCounter(body, "apiserver_request_duration_seconds"+m.suffix)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range samples {
+			verb := s.labels["verb"]
+			if verb == "WATCH" || verb == "CONNECT" {
+				continue
+			}
+			res := s.labels["resource"]
+			if sub := s.labels["subresource"]; sub != "" {
+				res += "/" + sub
+			}
+			k := res + " " + verb
+			st := out[k]
+			m.add(&st, s.value)
+			out[k] = st
+		}
+	}
+	return out, nil
+}
+
+// requestDelta is after minus before, keeping what changed.
+func requestDelta(before, after map[string]requestStat) map[string]requestStat {
+	out := map[string]requestStat{}
+	for k, a := range after {
+		b := before[k]
+		if d := (requestStat{a.count - b.count, a.seconds - b.seconds}); d.count != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// requestLines prints the stats with more than min requests, most requests
+// first: "resource VERB: n (mean ms)".
+func requestLines(m map[string]requestStat, min float64) []string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v.count >= min {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]].count != m[keys[j]].count {
+			return m[keys[i]].count > m[keys[j]].count
+		}
+		return keys[i] < keys[j]
+	})
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, fmt.Sprintf("%s: %.0f (%.1f ms mean)", k, m[k].count, 1000*m[k].seconds/m[k].count))
+	}
+	return out
+}

@@ -56,6 +56,9 @@ type Options struct {
 	// Clock stamps condition transitions.
 	Clock   clock.PassiveClock
 	License rules.LicenseSource
+	// MaxConcurrentReconciles bounds parallel reconciles (concurrency.go).
+	// Default DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -69,6 +72,9 @@ type Reconciler struct {
 	// is a stale ScaledObject looked for, so a cluster without KEDA costs
 	// no discovery request per reconcile.
 	kedaServed atomic.Bool
+	// secretKeys remembers the Provider credential Secrets' key names by
+	// resourceVersion (secretkeys.go); nil reads the Secret every time.
+	secretKeys *clusterfacts.SecretKeyCache
 }
 
 // SetupWithManager registers the controller: For AgentRuntime (generation
@@ -80,7 +86,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), recorder: mgr.GetEventRecorder(ControllerName), opts: opts}
+	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), recorder: mgr.GetEventRecorder(ControllerName), opts: opts,
+		secretKeys: newSecretKeyCache(mgr)}
 	ctx := context.Background()
 	idx := mgr.GetFieldIndexer()
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexProvider, providerNames); err != nil {
@@ -94,6 +101,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
+		WithOptions(controllerOptions(opts)).
 		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
@@ -124,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil || idle.stop {
 		return ctrl.Result{}, err
 	}
-	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License)
+	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys)
 	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: ar, Facts: facts}, rules.Options{})
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
@@ -143,7 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	in.compositionDigest = digest
 	if !plan.held {
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
-			return ctrl.Result{}, err
+			return ctrl.Result{}, r.reportApplyFailure(ctx, ar, in, err)
 		}
 	}
 	if err := r.writeStatus(ctx, ar, computeStatus(ar, in)); err != nil {

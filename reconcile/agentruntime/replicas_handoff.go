@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -54,18 +55,25 @@ func (r *Reconciler) handOffReplicas(ctx context.Context, d *appsv1.Deployment) 
 // the Deployment's spec.replicas.
 func managerOwnsReplicas(d *appsv1.Deployment, manager string) bool {
 	for _, mf := range d.ManagedFields {
-		if mf.Manager != manager || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields struct {
-			Spec map[string]json.RawMessage `json:"f:spec"`
-		}
-		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
-			continue
-		}
-		if _, ok := fields.Spec["f:replicas"]; ok {
+		if mf.Manager == manager && entryOwnsReplicas(mf) {
 			return true
 		}
 	}
 	return false
+}
+
+// entryOwnsReplicas reports whether a managed fields entry holds
+// spec.replicas.
+func entryOwnsReplicas(mf metav1.ManagedFieldsEntry) bool {
+	if mf.FieldsV1 == nil {
+		return false
+	}
+	var fields struct {
+		Spec map[string]json.RawMessage `json:"f:spec"`
+	}
+	if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
+		return false
+	}
+	_, ok := fields.Spec["f:replicas"]
+	return ok
 }

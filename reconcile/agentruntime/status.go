@@ -70,6 +70,10 @@ type statusInput struct {
 
 	// quota is the Workspace quota's verdict (quota.go).
 	quota rules.AgentRuntimeQuotaVerdict
+
+	// applyErr is why applyWorkload stopped; nil when it did not fail
+	// (apply_failure.go).
+	applyErr error
 }
 
 // byCondition returns the findings that set condType.
@@ -122,6 +126,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	if in.autoscaling != nil {
 		set(autoscalingCondition(*in.autoscaling, gen))
 	}
+	setApplyFailureConditions(set, in, gen)
 	capsReported, capsSatisfied := capabilityConditions(ar, in.findings)
 	set(capsReported)
 	set(capsSatisfied)

@@ -54,6 +54,20 @@ type Facts struct {
 	// one that is absent or could not be read): several rules ask about the
 	// same ConfigMap, and each read goes to the API server.
 	configMaps map[client.ObjectKey]*corev1.ConfigMap
+	// secretsRead remembers the Secrets read in this evaluation, as
+	// configMaps does (several Provider rules ask about the same Secret).
+	// It lives as long as the Facts, one evaluation: nothing holds a
+	// Secret's data beyond it.
+	secretsRead map[client.ObjectKey]secretRead
+	// secretKeys, when set (WithSecretKeyCache), answers SecretKeys
+	// without reading an unchanged Secret again.
+	secretKeys *SecretKeyCache
+}
+
+// secretRead is one Secret read: the Secret, or why it could not be.
+type secretRead struct {
+	secret *corev1.Secret
+	err    error
 }
 
 var _ rules.Facts = (*Facts)(nil)
@@ -150,21 +164,51 @@ func (f *Facts) PromptPacks(namespace, packName string) []v1alpha1.PromptPack {
 	return list.Items
 }
 
-// secret reads the Secret namespace/name.
+// secret reads the Secret namespace/name, once per evaluation.
 func (f *Facts) secret(namespace, name string) (*corev1.Secret, bool) {
+	s, err := f.readSecret(client.ObjectKey{Namespace: namespace, Name: name})
+	return s, err == nil
+}
+
+// readSecret reads the Secret key through the secrets reader, once per
+// evaluation, and records a failure other than "not found".
+func (f *Facts) readSecret(key client.ObjectKey) (*corev1.Secret, error) {
+	f.mu.Lock()
+	r, seen := f.secretsRead[key]
+	f.mu.Unlock()
+	if seen {
+		return r.secret, r.err
+	}
 	s := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: namespace, Name: name}
 	if err := f.secrets.Get(f.ctx, key, s); err != nil {
 		f.notFound(err, "Secret "+key.String())
-		return nil, false
+		r = secretRead{err: err}
+	} else {
+		r = secretRead{secret: s}
 	}
-	return s, true
+	f.mu.Lock()
+	if f.secretsRead == nil {
+		f.secretsRead = map[client.ObjectKey]secretRead{}
+	}
+	f.secretsRead[key] = r
+	f.mu.Unlock()
+	return r.secret, r.err
 }
 
 // SecretKeys implements rules.Facts: the Secret's data keys, never values.
+// With a SecretKeyCache, an unchanged Secret is not read again.
 func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
-	s, ok := f.secret(namespace, name)
-	if !ok {
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	if f.secretKeys != nil {
+		if keys, ok := f.secretKeys.cached(f.ctx, key); ok {
+			return keys, true
+		}
+	}
+	s, err := f.readSecret(key)
+	if err != nil {
+		if f.secretKeys != nil {
+			f.secretKeys.forget(key, err)
+		}
 		return nil, false
 	}
 	keys := make([]string, 0, len(s.Data)+len(s.StringData))
@@ -173,6 +217,9 @@ func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
 	}
 	for k := range s.StringData {
 		keys = append(keys, k)
+	}
+	if f.secretKeys != nil {
+		f.secretKeys.remember(key, s, keys)
 	}
 	return keys, true
 }

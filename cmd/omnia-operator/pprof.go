@@ -1,0 +1,45 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+)
+
+// pprofAddr is --pprof-bind-address: where the manager serves
+// net/http/pprof (CPU and heap profiles of the operator, e.g. while
+// `make bench-agents` runs). Off by default. The profiles show the
+// operator's internals and the endpoint has no authentication, so it may
+// bind only a loopback address (reach it with `kubectl port-forward`).
+var pprofAddr string
+
+func init() {
+	flag.Func("pprof-bind-address",
+		"loopback address (e.g. 127.0.0.1:6060) to serve net/http/pprof on, unauthenticated; empty (the default) serves none",
+		func(s string) error {
+			if err := checkLoopback(s); err != nil {
+				return fmt.Errorf("--pprof-bind-address: %w", err)
+			}
+			pprofAddr = s
+			return nil
+		})
+}
+
+// checkLoopback accepts "" (off) and host:port whose host is localhost or
+// a loopback IP.
+func checkLoopback(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%q is not a loopback address (127.0.0.1, ::1 or localhost): the profiles are served without authentication", addr)
+}
