@@ -22,6 +22,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenarun"
+	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
 	testredis "github.com/altairalabs/omnia/test/redis"
 )
@@ -87,36 +88,15 @@ func TestRunOnLocalCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The pods' work: a worker polls the run's queue from before the run
-	// exists (its keys are named after it) and executes every item.
+	// The pods' work: once the controller has enqueued the run's matrix
+	// (waited on through the queue's own state, not a sleep), the test
+	// worker plays the Job's two workers against the real Redis.
 	rdb, err := queue.Connect(redisURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = rdb.Close() }()
 	q := queue.New(rdb, "arena", "nightly")
-	workCtx, stopWork := context.WithTimeout(ctx, 2*time.Minute)
-	defer stopWork()
-	executed := make(chan int, 1)
-	go func() {
-		n := 0
-		for workCtx.Err() == nil {
-			it, ok, err := q.Pop(workCtx)
-			if err != nil {
-				break
-			}
-			if !ok {
-				if m, _, _ := q.State(workCtx); m.Enqueued && n > 0 {
-					break
-				}
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			_, _ = q.Report(workCtx, queue.Result{ItemID: it.ID, Scenario: it.Scenario, Provider: it.Provider, Passed: true, DurationMs: 42})
-			n++
-		}
-		executed <- n
-	}()
 
 	run := &v1alpha1.ArenaRun{ObjectMeta: metav1.ObjectMeta{Namespace: "arena", Name: "nightly"},
 		Spec: v1alpha1.ArenaRunSpec{JobRef: v1alpha1.LocalObjectReference{Name: "nightly"}, Template: v1alpha1.ArenaJobSpec{
@@ -126,8 +106,20 @@ func TestRunOnLocalCluster(t *testing.T) {
 	if err := c.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	if n := <-executed; n != 6 {
-		t.Fatalf("the worker executed %d items, want 6 (2 scenarios × 1 provider × 3 trials)", n)
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		m, _, err := q.State(ctx)
+		return err == nil && m.Enqueued, nil
+	}); err != nil {
+		t.Fatalf("the controller never enqueued the run's matrix: %v", err)
+	}
+	workCtx, stopWork := context.WithTimeout(ctx, 2*time.Minute)
+	defer stopWork()
+	stats, err := arenaworker.Run(workCtx, q, 2, arenaworker.Pass)
+	if err != nil {
+		t.Fatalf("test worker: %v", err)
+	}
+	if stats.Executed != 6 {
+		t.Fatalf("the workers executed %d items, want 6 (2 scenarios × 1 provider × 3 trials)", stats.Executed)
 	}
 	got := &v1alpha1.ArenaRun{}
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
