@@ -379,13 +379,13 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	}
 
 	// 4. The service group and the queue, pinned once.
-	gr := resolveServiceGroup(t, ws)
-	if gr.failReason != "" && st.Queue == nil {
-		fail(st, gr.failReason, gr.message, gen, now, s)
+	gr := rules.ArenaRunServiceGroup(t, ws)
+	if gr.FailReason != "" && st.Queue == nil {
+		fail(st, gr.FailReason, gr.Message, gen, now, s)
 		return nil
 	}
-	if len(jobBlock) > 0 || (gr.retryMessage != "" && st.StartTime == nil) {
-		msg := gr.retryMessage
+	if len(jobBlock) > 0 || (gr.RetryMessage != "" && st.StartTime == nil) {
+		msg := gr.RetryMessage
 		if len(jobBlock) > 0 {
 			msg = jobBlock[0].String()
 		}
@@ -397,8 +397,8 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil
 	}
-	if gr.group != nil {
-		setQueueRedisDrifted(st, redisHash(gr.group.Redis), gen, now)
+	if gr.Group != nil {
+		setQueueRedisDrifted(st, redisHash(gr.Group.Redis), gen, now)
 	} else {
 		setQueueRedisDrifted(st, "", gen, now)
 	}
@@ -549,7 +549,7 @@ func (r *Reconciler) resolve(ctx context.Context, run *v1alpha1.ArenaRun, ref st
 
 // pinQueue pins status.queue once and makes sure the queue Secret exists;
 // it returns the queue's URL (never logged or stored outside the Secret).
-func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, gr groupResolution, now metav1.Time) (string, error) {
+func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, gr rules.ArenaRunServiceGroupResolution, now metav1.Time) (string, error) {
 	secretName := QueueSecretName(run.Name)
 	if st.Queue != nil {
 		name, key := secretName, QueueSecretKey
@@ -570,19 +570,19 @@ func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v
 	var url string
 	if st.StartTime != nil {
 		// A run already started when status.queue arrived is pinned to Default.
-		gr = groupResolution{}
+		gr = rules.ArenaRunServiceGroupResolution{}
 	}
-	if gr.group != nil {
-		q.ServiceGroup = gr.group.Name
+	if gr.Group != nil {
+		q.ServiceGroup = gr.Group.Name
 	}
-	if gr.group != nil && gr.group.Redis != nil {
-		if gr.group.Redis.URL == "" {
-			return "", fmt.Errorf("service group %s's redis sets no url (a managed redis is not supported by this operator yet)", gr.group.Name)
+	if gr.Group != nil && gr.Group.Redis != nil {
+		if gr.Group.Redis.URL == "" {
+			return "", fmt.Errorf("service group %s's redis sets no url (a managed redis is not supported by this operator yet)", gr.Group.Name)
 		}
-		url = gr.group.Redis.URL
+		url = gr.Group.Redis.URL
 		q.Source = v1alpha1.ArenaRunQueueServiceGroup
 		q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: secretName, Key: QueueSecretKey}
-		q.ConfigHash = redisHash(gr.group.Redis)
+		q.ConfigHash = redisHash(gr.Group.Redis)
 	} else {
 		if r.opts.DefaultRedisURL == "" {
 			return "", errors.New("no operator-wide arena queue is configured (--arena-queue-redis-url) and the run's service group sets no redis")
@@ -771,7 +771,7 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 	}
 	msg := "cancelled by spec.cancelled"
 	if st.Queue != nil {
-		url, err := r.pinQueue(ctx, run, st, groupResolution{}, now)
+		url, err := r.pinQueue(ctx, run, st, rules.ArenaRunServiceGroupResolution{}, now)
 		if err != nil {
 			return err
 		}
