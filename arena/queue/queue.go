@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -129,10 +130,23 @@ func New(rdb redis.UniversalClient, namespace, name string) *Queue {
 
 // Connect parses a redis:// or rediss:// URL and returns a client.
 func Connect(url string) (*redis.Client, error) {
+	return ConnectDialer(url, nil)
+}
+
+// ConnectDialer is Connect with every connection made by dialer (nil: the
+// default dialer). The operator passes its egress guard's dialer: a
+// Workspace's redis URL must not make it dial a link-local or cloud
+// metadata address.
+func ConnectDialer(url string, dialer *net.Dialer) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// The URL is a Secret value: never repeat it in an error.
 		return nil, errors.New("the queue's Redis URL does not parse")
+	}
+	if dialer != nil {
+		opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialer.DialContext(ctx, network, addr)
+		}
 	}
 	return redis.NewClient(opts), nil
 }

@@ -50,6 +50,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -613,7 +614,9 @@ func (r *Reconciler) queue(run *v1alpha1.ArenaRun, url string) (*queue.Queue, er
 	c, ok := r.clients[url]
 	if !ok {
 		var err error
-		if c, err = queue.Connect(url); err != nil {
+		// Through the egress guard: the URL may come from a Workspace's
+		// service group.
+		if c, err = queue.ConnectDialer(url, netguard.NewDialer(nil)); err != nil {
 			return nil, err
 		}
 		r.clients[url] = c
