@@ -1,12 +1,17 @@
 package agentruntime
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -105,4 +110,29 @@ func portNames(ports []FacadePort) []string {
 		out = append(out, p.Name+":"+itoa(p.Port))
 	}
 	return out
+}
+
+// startManager runs the controller in a manager against the suite's API
+// server until the test ends, with the test images unless opts names
+// others, and returns the manager's context.
+func startManager(t *testing.T, opts Options) context.Context {
+	t.Helper()
+	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.BuiltinRuntimeImage == "" {
+		opts.BuiltinRuntimeImage, opts.FacadeImage, opts.PolicyBrokerImage = "r:1", "f:1", "b:1"
+	}
+	if err := SetupWithManager(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx
 }

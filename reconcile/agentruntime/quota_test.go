@@ -13,10 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -244,20 +241,7 @@ func TestWorkspaceQuotaClampsReplicas(t *testing.T) {
 // Workspace's quota (the Workspace watch), once by deleting the running agent
 // (the AgentRuntime deletion watch).
 func TestWorkspaceQuotaWatches(t *testing.T) {
-	mgr, err := ctrl.NewManager(testConfig, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := SetupWithManager(mgr, Options{BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1"}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	startManager(t, Options{})
 
 	const ns = "ar-quota-watch"
 	createNamespace(t, ns)
