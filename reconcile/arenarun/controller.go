@@ -348,10 +348,6 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 			jobBlock = append(jobBlock, f)
 		}
 	}
-	if t.Output != nil && t.Output.Type == v1alpha1.ArenaJobOutputTypeS3 && st.StartTime == nil {
-		fail(st, ReasonOutputNotSupported, "S3 output is not supported by this operator yet; use output type pvc or no output", gen, now, s)
-		return nil
-	}
 
 	// 3. The workspace quota: workers capped by maxWorkersPerJob.
 	workers := st.Workers

@@ -6,6 +6,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Reasons this controller adds where the spec names a condition or an
@@ -40,8 +41,9 @@ const (
 	ReasonWorkMatrixTooLarge = "WorkMatrixTooLarge"
 	// ReasonWorkersFailed: the worker Job failed before the queue was done.
 	ReasonWorkersFailed = "WorkersFailed"
-	// ReasonOutputNotSupported: S3 output is refused until it is implemented.
-	ReasonOutputNotSupported = "OutputNotSupported"
+	// ReasonOutputNotSupported: S3 output is refused until it is
+	// implemented (rule arenarun/output-s3-unsupported).
+	ReasonOutputNotSupported = rules.ArenaRunReasonOutputNotSupported
 )
 
 // statusOf is True for ok, False otherwise.
