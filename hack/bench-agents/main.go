@@ -155,6 +155,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}
 
+	tracker, err := trackPhases(ctx, admin, scheme)
+	if err != nil {
+		return err
+	}
 	rampBefore, err := apiRequests(ctx, admin)
 	if err != nil {
 		return err
@@ -199,7 +203,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}()
 
-	// Poll the agents' phases; a List across namespaces is one request.
+	// Follow the agents' phases through a watch (phases.go).
 	var allCreated time.Duration
 	lastReport := time.Now()
 	for {
@@ -210,14 +214,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 			allCreated = d
 		default:
 		}
-		list := &v1alpha1.AgentRuntimeList{}
-		if err := c.List(ctx, list); err != nil {
-			return fmt.Errorf("listing agents: %w (%d of %d created)", err, created.Load(), cfg.n)
-		}
-		phases := map[v1alpha1.AgentRuntimePhase]int{}
-		for _, ar := range list.Items {
-			phases[ar.Status.Phase]++
-		}
+		phases := tracker.counts()
 		if phases[v1alpha1.AgentRuntimePhaseRunning] == cfg.n {
 			break
 		}
@@ -226,7 +223,8 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 			lastReport = time.Now()
 		}
 		select {
-		case <-time.After(250 * time.Millisecond):
+		case <-tracker.changed:
+		case <-time.After(time.Second):
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for Running: %w (%d of %d created)", ctx.Err(), created.Load(), cfg.n)
 		}

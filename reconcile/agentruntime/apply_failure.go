@@ -16,13 +16,13 @@ import (
 // returns the error, so the workqueue retries with backoff. The reasons
 // (the spec names none for this case):
 const (
-	// ReasonServiceApplyFailed: ServiceReady False, the Service was not
-	// applied because it, or an object applied before it (the pod's
-	// ServiceAccount, Role, RoleBinding), was refused.
+	// ReasonServiceApplyFailed: ServiceReady False, the Service was
+	// refused (and so the Deployment, which follows it, was not applied).
 	ReasonServiceApplyFailed = "ServiceApplyFailed"
 	// ReasonDeploymentApplyFailed: DeploymentReady False, the Deployment
 	// was not applied: it was refused, could not be built, or an object
-	// applied before it was refused.
+	// it waits for (the pod's ServiceAccount, Role, RoleBinding, the
+	// Service) was refused.
 	ReasonDeploymentApplyFailed = "DeploymentApplyFailed"
 	// ReasonAutoscalerApplyFailed: AutoscalingReady False, the Deployment
 	// was applied but its HorizontalPodAutoscaler or ScaledObject was not

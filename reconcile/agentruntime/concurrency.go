@@ -5,7 +5,7 @@ import "sigs.k8s.io/controller-runtime/pkg/controller"
 // DefaultMaxConcurrentReconciles is how many agents the controller
 // reconciles at once by default. A reconcile is I/O-bound: its CPU is about
 // a millisecond, the rest is waiting on the API server (a Secret read, up to
-// five server-side applies in dependency order, a status patch), so one
+// five server-side applies, three of them in parallel, a status patch), so one
 // worker leaves the operator idle while the API server answers. With eight,
 // 1,000 agents created at once are worked through in parallel on two cores;
 // each agent is still reconciled by one worker at a time (the workqueue
