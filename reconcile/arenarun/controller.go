@@ -101,7 +101,8 @@ type Options struct {
 	ResultTTL time.Duration
 	// License is the licence handed to the rules (nil: open-core).
 	License rules.LicenseSource
-	// SecretReader reads the queue Secret (uncached). SetupWithManager
+	// SecretReader reads the queue Secret and the workspace content
+	// claim's metadata (uncached). SetupWithManager
 	// defaults it to the manager's APIReader.
 	SecretReader client.Reader
 	// SkipNameValidation lets tests register the controller in several managers.
@@ -447,7 +448,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	// 6. The worker Job.
 	// The Job reads the queue and source this reconcile pinned; its
 	// content mounts and output come from prepareOutput (output.go).
-	cv, err := r.prepareOutput(ctx, run, st, facts)
+	cv, err := r.prepareOutput(ctx, run, st)
 	if err != nil {
 		return err
 	}

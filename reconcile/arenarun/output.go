@@ -64,12 +64,11 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 )
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get
 
 const (
 	// OutputAnnotation marks a run whose default output is on the content
@@ -130,31 +129,36 @@ func outputMarked(run *v1alpha1.ArenaRun) bool {
 
 // prepareOutput decides the run's content mounts for the worker Job about
 // to be built, and before the Job exists makes the run's output directory
-// and marks the run. Only a conflict marking the run (a stale read) is
-// returned, to be looked at again; every other failure is logged and
-// leaves the output on scratch.
-func (r *Reconciler) prepareOutput(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, facts *clusterfacts.Facts) (ContentVolume, error) {
+// and marks the run. Returned errors are retried: a failed read of the
+// claim, a conflict marking the run (a stale read). Every other failure is
+// logged and leaves the output on scratch.
+func (r *Reconciler) prepareOutput(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus) (ContentVolume, error) {
 	if r.opts.ContentRoot == "" {
 		return ContentVolume{}, nil
 	}
-	log := logf.FromContext(ctx)
 	claim := ContentClaimName(run.Namespace)
-	if !facts.PersistentVolumeClaimExists(run.Namespace, claim) {
-		if err := facts.Err(); err != nil {
-			return ContentVolume{}, err
+	if st.StartTime != nil {
+		// The Job was created: its mounts were decided then. A marked run
+		// had the claim.
+		if outputMarked(run) {
+			return ContentVolume{Claim: claim, Output: defaultOutput(&run.Spec.Template)}, nil
 		}
-		if st.StartTime == nil {
-			log.Info("the workspace content claim does not exist: the workers mount no content and write their output to scratch", "claim", claim)
+		return ContentVolume{}, nil
+	}
+	log := logf.FromContext(ctx)
+	// Read past the cache: the decision is made once, and a claim created
+	// just before the run must count.
+	pvc := &metav1.PartialObjectMetadata{}
+	pvc.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: claim}, pvc); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ContentVolume{}, fmt.Errorf("reading the workspace content claim %s: %w", claim, err)
 		}
+		log.Info("the workspace content claim does not exist: the workers mount no content and write their output to scratch", "claim", claim)
 		return ContentVolume{}, nil
 	}
 	cv := ContentVolume{Claim: claim}
 	if !defaultOutput(&run.Spec.Template) {
-		return cv, nil
-	}
-	if st.StartTime != nil {
-		// The Job was created: its output was decided then.
-		cv.Output = outputMarked(run)
 		return cv, nil
 	}
 	created, err := makeOutputDir(r.opts.ContentRoot, run.Namespace, run.Name)
