@@ -5,6 +5,8 @@
 // the batch/v1 worker Job, reads progress back into status.progress, and
 // ends the run: the summary (status.result.summary), thresholds, the budget
 // stop, and spec.cancelled (delete the Job, drain the queue, Cancelled).
+// A default output goes on the workspace content volume, behind a finalizer
+// that removes it with the run (output.go).
 //
 // Validity decisions are the rule catalog's (rules.Full on the run: the
 // frozen template's provider entries, the licence gates against the

@@ -222,18 +222,18 @@ func (r *Reconciler) releaseOutput(ctx context.Context, run *v1alpha1.ArenaRun) 
 		giveUp, after := outputRemovalRetry(run.DeletionTimestamp.Time, r.opts.Clock.Now(), r.opts.OutputRemovalTimeout)
 		if !giveUp {
 			log.Error(err, "cannot remove the deleted run's output directory; retrying", "dir", dir, "after", after)
-			r.event(run, corev1.EventTypeWarning, EventOutputRemovalFailed,
+			r.outputEvent(run, corev1.EventTypeWarning, EventOutputRemovalFailed,
 				fmt.Sprintf("cannot remove the output directory %s: %v; retrying", dir, err))
 			return ctrl.Result{RequeueAfter: after}, nil
 		}
 		log.Error(err, "giving up removing the deleted run's output directory; releasing the run", "dir", dir)
-		r.event(run, corev1.EventTypeWarning, EventOutputLeft,
+		r.outputEvent(run, corev1.EventTypeWarning, EventOutputLeft,
 			fmt.Sprintf("gave up removing the output directory %s after %s (%v): the run is released and the directory is left on the workspace content volume", dir, r.opts.OutputRemovalTimeout, err))
 	}
 	return ctrl.Result{}, r.dropOutputFinalizer(ctx, run)
 }
 
-func (r *Reconciler) event(run *v1alpha1.ArenaRun, typ, reason, note string) {
+func (r *Reconciler) outputEvent(run *v1alpha1.ArenaRun, typ, reason, note string) {
 	if r.recorder != nil {
 		r.recorder.Eventf(run, nil, typ, reason, "Delete", "%s", note)
 	}
