@@ -50,6 +50,9 @@ func init() {
 			DefaultRedisURL: url,
 			WorkerImage:     arenaWorkerImage,
 			License:         licenseStore,
+			// Runs keep their default output on the workspace content
+			// volume (arenajob.md § Without output).
+			ContentRoot: *workspaceContentPath,
 		})
 	})
 }

@@ -5,6 +5,8 @@
 // the batch/v1 worker Job, reads progress back into status.progress, and
 // ends the run: the summary (status.result.summary), thresholds, the budget
 // stop, and spec.cancelled (delete the Job, drain the queue, Cancelled).
+// A default output goes on the workspace content volume, behind a finalizer
+// that removes it with the run (output.go).
 //
 // Validity decisions are the rule catalog's (rules.Full on the run: the
 // frozen template's provider entries, the licence gates against the
@@ -101,11 +103,20 @@ type Options struct {
 	ResultTTL time.Duration
 	// License is the licence handed to the rules (nil: open-core).
 	License rules.LicenseSource
-	// SecretReader reads the queue Secret (uncached). SetupWithManager
+	// SecretReader reads the queue Secret and the workspace content
+	// claim's metadata (uncached). SetupWithManager
 	// defaults it to the manager's APIReader.
 	SecretReader client.Reader
 	// SkipNameValidation lets tests register the controller in several managers.
 	SkipNameValidation bool
+	// ContentRoot is the workspace content volume's mount
+	// (--workspace-content-path): where runs keep their default output
+	// (output.go). Empty: every run's default output is scratch and no
+	// run is marked.
+	ContentRoot string
+	// OutputRemovalTimeout bounds the retries of a deleted run's failing
+	// output removal. Default DefaultOutputRemovalTimeout.
+	OutputRemovalTimeout time.Duration
 }
 
 // DefaultWorkerImage is the arena worker image (not built in this repository).
@@ -135,6 +146,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ResultTTL <= 0 {
 		o.ResultTTL = 24 * time.Hour
+	}
+	if o.OutputRemovalTimeout <= 0 {
+		o.OutputRemovalTimeout = DefaultOutputRemovalTimeout
 	}
 	return o
 }
@@ -233,7 +247,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !run.DeletionTimestamp.IsZero() || rules.ArenaRunPhaseFinal(run.Status.Phase) {
+	if !run.DeletionTimestamp.IsZero() {
+		return r.releaseOutput(ctx, run)
+	}
+	if rules.ArenaRunPhaseFinal(run.Status.Phase) {
 		return ctrl.Result{}, nil
 	}
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
@@ -248,6 +265,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = r.cancel(ctx, run, st, now, &s)
 	} else {
 		err = r.advance(ctx, run, st, now, &s)
+	}
+	if apierrors.IsConflict(err) {
+		// Marking the run for its output (a stale read): look again.
+		return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
 	}
 	if err != nil {
 		return ctrl.Result{}, err
@@ -427,8 +448,13 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	}
 
 	// 6. The worker Job.
-	// The Job reads the queue and source this reconcile pinned.
-	job := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers)
+	// The Job reads the queue and source this reconcile pinned; its
+	// content mounts and output come from prepareOutput (output.go).
+	cv, err := r.prepareOutput(ctx, run, st)
+	if err != nil {
+		return err
+	}
+	job := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers, cv)
 	if err := r.apply(ctx, job); err != nil {
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil

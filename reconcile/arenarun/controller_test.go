@@ -15,11 +15,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -112,28 +114,49 @@ func runMain(m *testing.M) int {
 	if err != nil {
 		panic(err)
 	}
-	mgr, err := ctrl.NewManager(testEnv.Config, ctrl.Options{Scheme: scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
-	if err != nil {
-		panic(err)
-	}
-	if err := SetupWithManager(mgr, Options{
-		Resolver: resolver, DefaultRedisURL: defaultRedisURL, MaxItems: testMaxItems,
-		PollInterval: 100 * time.Millisecond, QuotaRetry: 200 * time.Millisecond, License: licence, SkipNameValidation: true,
-	}); err != nil {
-		panic(err)
-	}
+	// Two controllers: the operator's default one, without a content
+	// volume, reconciles every run but those labelled outputTestLabel;
+	// the content one (output_envtest_test.go) only those.
+	contentRoot = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
+	var dones []chan struct{}
+	for _, c := range []struct {
+		sel  string
+		opts Options
+	}{
+		{"!" + outputTestLabel, Options{}},
+		{outputTestLabel + "=content", Options{ContentRoot: contentRoot, Clock: contentClock}},
+	} {
+		sel, err := labels.Parse(c.sel)
+		if err != nil {
+			panic(err)
 		}
-	}()
+		mgr, err := ctrl.NewManager(testEnv.Config, ctrl.Options{Scheme: scheme,
+			Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+			Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{&v1alpha1.ArenaRun{}: {Label: sel}}}})
+		if err != nil {
+			panic(err)
+		}
+		o := c.opts
+		o.Resolver, o.DefaultRedisURL, o.MaxItems, o.License, o.SkipNameValidation = resolver, defaultRedisURL, testMaxItems, licence, true
+		o.PollInterval, o.QuotaRetry = 100*time.Millisecond, 200*time.Millisecond
+		if err := SetupWithManager(mgr, o); err != nil {
+			panic(err)
+		}
+		done := make(chan struct{})
+		dones = append(dones, done)
+		go func() {
+			defer close(done)
+			if err := mgr.Start(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "manager:", err)
+			}
+		}()
+	}
 	code := m.Run()
 	cancel()
-	<-done
+	for _, done := range dones {
+		<-done
+	}
 	if code != 0 {
 		s := logs.String()
 		if len(s) > 6000 {

@@ -37,8 +37,9 @@ func JobName(run *v1alpha1.ArenaRun) string { return run.Name }
 // WorkerJob builds the run's worker Job: workers pods in parallel (the
 // capped count, status.workers), each reading the queue from its Secret and
 // the pinned source and output from the environment (docs/arena-queue.md §
-// Worker environment).
-func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32) *batchv1.Job {
+// Worker environment). cv is what the pods mount from the workspace content
+// claim (output.go).
+func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVolume) *batchv1.Job {
 	t := &run.Spec.Template
 	ttl := DefaultTTLSecondsAfterFinished
 	if t.TTLSecondsAfterFinished != nil {
@@ -66,7 +67,7 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32) *batchv1.Job
 		Name:            "worker",
 		Image:           image,
 		ImagePullPolicy: corev1.PullIfNotPresent,
-		Env:             workerEnv(run),
+		Env:             workerEnv(run, cv),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			RunAsNonRoot:             ptr.To(true),
@@ -81,7 +82,19 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32) *batchv1.Job
 		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "arena-output", VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: out.PVC.ClaimName}}})
 		spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts,
-			corev1.VolumeMount{Name: "arena-output", MountPath: "/arena-output", SubPath: out.PVC.SubPath})
+			corev1.VolumeMount{Name: "arena-output", MountPath: OutputMountPath, SubPath: out.PVC.SubPath})
+	}
+	if cv.Claim != "" {
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: ContentVolumeName, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: cv.Claim}}})
+		if s := run.Status.Source; s != nil && s.ContentPath != "" {
+			spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts,
+				corev1.VolumeMount{Name: ContentVolumeName, MountPath: SourceMountPath, SubPath: s.ContentPath, ReadOnly: true})
+		}
+		if cv.Output && defaultOutput(t) {
+			spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts,
+				corev1.VolumeMount{Name: ContentVolumeName, MountPath: OutputMountPath, SubPath: OutputDir(run.Name)})
+		}
 	}
 	if po != nil {
 		spec.ServiceAccountName = po.ServiceAccountName
@@ -125,7 +138,7 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32) *batchv1.Job
 
 // workerEnv names the queue, the source and the output to the workers. The
 // Redis URL comes from the queue Secret by reference, never by value.
-func workerEnv(run *v1alpha1.ArenaRun) []corev1.EnvVar {
+func workerEnv(run *v1alpha1.ArenaRun, cv ContentVolume) []corev1.EnvVar {
 	t := &run.Spec.Template
 	env := []corev1.EnvVar{
 		{Name: "ARENA_RUN_NAME", Value: run.Name},
@@ -154,6 +167,9 @@ func workerEnv(run *v1alpha1.ArenaRun) []corev1.EnvVar {
 			corev1.EnvVar{Name: "ARENA_SOURCE_REF", Value: s.Ref},
 			corev1.EnvVar{Name: "ARENA_SOURCE_COMMIT", Value: s.Commit},
 			corev1.EnvVar{Name: "ARENA_SOURCE_CONTENT_PATH", Value: s.ContentPath})
+		if cv.Claim != "" && s.ContentPath != "" {
+			env = append(env, corev1.EnvVar{Name: "ARENA_SOURCE_DIR", Value: SourceMountPath})
+		}
 	}
 	if t.Trials != nil {
 		env = append(env, corev1.EnvVar{Name: "ARENA_TRIALS", Value: strconv.Itoa(int(*t.Trials))})
@@ -165,7 +181,7 @@ func workerEnv(run *v1alpha1.ArenaRun) []corev1.EnvVar {
 	switch out := t.Output; {
 	case out != nil && out.Type == v1alpha1.ArenaJobOutputTypePVC && out.PVC != nil:
 		env = append(env, corev1.EnvVar{Name: "ARENA_OUTPUT_TYPE", Value: "pvc"},
-			corev1.EnvVar{Name: "ARENA_OUTPUT_DIR", Value: "/arena-output"},
+			corev1.EnvVar{Name: "ARENA_OUTPUT_DIR", Value: OutputMountPath},
 			corev1.EnvVar{Name: "ARENA_OUTPUT_PVC_CLAIM", Value: out.PVC.ClaimName},
 			corev1.EnvVar{Name: "ARENA_OUTPUT_PVC_SUBPATH", Value: out.PVC.SubPath})
 	case out != nil && out.Type == v1alpha1.ArenaJobOutputTypeS3 && out.S3 != nil:
@@ -174,9 +190,13 @@ func workerEnv(run *v1alpha1.ArenaRun) []corev1.EnvVar {
 			corev1.EnvVar{Name: "ARENA_OUTPUT_S3_PREFIX", Value: out.S3.Prefix},
 			corev1.EnvVar{Name: "ARENA_OUTPUT_S3_REGION", Value: out.S3.Region},
 			corev1.EnvVar{Name: "ARENA_OUTPUT_S3_ENDPOINT", Value: out.S3.Endpoint})
-	default:
+	case cv.Claim != "" && cv.Output:
 		env = append(env, corev1.EnvVar{Name: "ARENA_OUTPUT_TYPE", Value: "default"},
-			corev1.EnvVar{Name: "ARENA_OUTPUT_DIR", Value: "arena/runs/" + run.Name})
+			corev1.EnvVar{Name: "ARENA_OUTPUT_DIR", Value: OutputMountPath})
+	default:
+		// Not on the content volume: gone with the pod.
+		env = append(env, corev1.EnvVar{Name: "ARENA_OUTPUT_TYPE", Value: "scratch"},
+			corev1.EnvVar{Name: "ARENA_OUTPUT_DIR", Value: ScratchOutputDir})
 	}
 	if t.Verbose {
 		env = append(env, corev1.EnvVar{Name: "LOG_LEVEL", Value: "debug"}, corev1.EnvVar{Name: "ARENA_VERBOSE", Value: "true"})

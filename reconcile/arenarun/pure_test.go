@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,26 +143,51 @@ func TestWorkerJob(t *testing.T) {
 		Spec: v1alpha1.ArenaRunSpec{JobRef: v1alpha1.LocalObjectReference{Name: "j"}}}
 	run.Status.Queue = &v1alpha1.ArenaRunQueue{Source: v1alpha1.ArenaRunQueueServiceGroup, ServiceGroup: "g",
 		SecretRef: &v1alpha1.ArenaRunQueueSecretRef{Name: "r-queue-redis", Key: "url"}}
+	run.Status.Source = &v1alpha1.ArenaRunSource{Repository: "hosted", Ref: "main", Commit: "c", ContentPath: "arena/sources/p/.arena/versions/c"}
+	pvc := &v1alpha1.ArenaJobOutput{Type: "pvc", PVC: &v1alpha1.ArenaJobOutputPVC{ClaimName: "c", SubPath: "s/"}}
+	claim := ContentClaimName("ns")
+	onContent := ContentVolume{Claim: claim, Output: true}
+	// Mounts are written "volume:mountPath:subPath:ro|rw"; volumes "name=claim".
+	src := "workspace-content:/arena-source:arena/sources/p/.arena/versions/c:ro"
 	cases := []struct {
 		name    string
 		tmpl    v1alpha1.ArenaJobSpec
+		cv      ContentVolume
 		ttl     int32
 		env     map[string]string
 		absent  []string
-		volumes int
+		volumes []string
+		mounts  []string
 	}{
-		{"defaults", v1alpha1.ArenaJobSpec{}, 3600, map[string]string{"ARENA_OUTPUT_TYPE": "default", "ARENA_OUTPUT_DIR": "arena/runs/r", "ARENA_QUEUE_SOURCE": "ServiceGroup"},
-			[]string{"LOG_LEVEL", "ARENA_VERBOSE"}, 0},
-		{"verbose and ttl", v1alpha1.ArenaJobSpec{Verbose: true, TTLSecondsAfterFinished: ptr.To[int32](60)}, 60,
-			map[string]string{"LOG_LEVEL": "debug", "ARENA_VERBOSE": "true"}, nil, 0},
-		{"pvc output", v1alpha1.ArenaJobSpec{Output: &v1alpha1.ArenaJobOutput{Type: "pvc", PVC: &v1alpha1.ArenaJobOutputPVC{ClaimName: "c", SubPath: "s/"}}}, 3600,
-			map[string]string{"ARENA_OUTPUT_TYPE": "pvc", "ARENA_OUTPUT_PVC_CLAIM": "c", "ARENA_OUTPUT_DIR": "/arena-output"}, nil, 1},
+		{name: "defaults: no content volume, the output on scratch", ttl: 3600,
+			env:    map[string]string{"ARENA_OUTPUT_TYPE": "scratch", "ARENA_OUTPUT_DIR": ScratchOutputDir, "ARENA_QUEUE_SOURCE": "ServiceGroup"},
+			absent: []string{"LOG_LEVEL", "ARENA_VERBOSE", "ARENA_SOURCE_DIR"}},
+		{name: "verbose and ttl", tmpl: v1alpha1.ArenaJobSpec{Verbose: true, TTLSecondsAfterFinished: ptr.To[int32](60)}, ttl: 60,
+			env: map[string]string{"LOG_LEVEL": "debug", "ARENA_VERBOSE": "true"}},
+		{name: "pvc output: the claim at /arena-output with its subPath", tmpl: v1alpha1.ArenaJobSpec{Output: pvc}, ttl: 3600,
+			env:     map[string]string{"ARENA_OUTPUT_TYPE": "pvc", "ARENA_OUTPUT_PVC_CLAIM": "c", "ARENA_OUTPUT_PVC_SUBPATH": "s/", "ARENA_OUTPUT_DIR": "/arena-output"},
+			volumes: []string{"arena-output=c"}, mounts: []string{"arena-output:/arena-output:s/:rw"}},
+		{name: "default output on the content volume: the run's directory read-write, the snapshot read-only", cv: onContent, ttl: 3600,
+			env:     map[string]string{"ARENA_OUTPUT_TYPE": "default", "ARENA_OUTPUT_DIR": "/arena-output", "ARENA_SOURCE_DIR": "/arena-source"},
+			volumes: []string{"workspace-content=" + claim},
+			mounts:  []string{src, "workspace-content:/arena-output:arena/runs/r:rw"}},
+		{name: "content claim but the run not marked: snapshot mounted, output on scratch", cv: ContentVolume{Claim: claim}, ttl: 3600,
+			env:     map[string]string{"ARENA_OUTPUT_TYPE": "scratch", "ARENA_OUTPUT_DIR": ScratchOutputDir, "ARENA_SOURCE_DIR": "/arena-source"},
+			volumes: []string{"workspace-content=" + claim}, mounts: []string{src}},
+		{name: "pvc output with the content claim: the pvc is the output, the snapshot read-only", tmpl: v1alpha1.ArenaJobSpec{Output: pvc}, cv: onContent, ttl: 3600,
+			env:     map[string]string{"ARENA_OUTPUT_TYPE": "pvc", "ARENA_OUTPUT_DIR": "/arena-output"},
+			volumes: []string{"arena-output=c", "workspace-content=" + claim},
+			mounts:  []string{"arena-output:/arena-output:s/:rw", src}},
+		{name: "s3 output with the content claim: no output mount", cv: onContent, ttl: 3600,
+			tmpl: v1alpha1.ArenaJobSpec{Output: &v1alpha1.ArenaJobOutput{Type: "s3", S3: &v1alpha1.ArenaJobOutputS3{Bucket: "b"}}},
+			env:  map[string]string{"ARENA_OUTPUT_TYPE": "s3", "ARENA_OUTPUT_S3_BUCKET": "b"}, absent: []string{"ARENA_OUTPUT_DIR"},
+			volumes: []string{"workspace-content=" + claim}, mounts: []string{src}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := run.DeepCopy()
 			r.Spec.Template = c.tmpl
-			job := WorkerJob(r, "img", 3)
+			job := WorkerJob(r, "img", 3, c.cv)
 			if *job.Spec.Parallelism != 3 || *job.Spec.Completions != 3 || *job.Spec.TTLSecondsAfterFinished != c.ttl {
 				t.Fatalf("spec %+v", job.Spec)
 			}
@@ -182,8 +208,22 @@ func TestWorkerJob(t *testing.T) {
 					t.Errorf("env %s set", k)
 				}
 			}
-			if len(job.Spec.Template.Spec.Volumes) != c.volumes {
-				t.Errorf("volumes %v", job.Spec.Template.Spec.Volumes)
+			var volumes, mounts []string
+			for _, v := range job.Spec.Template.Spec.Volumes {
+				volumes = append(volumes, v.Name+"="+v.PersistentVolumeClaim.ClaimName)
+				if v.PersistentVolumeClaim.ReadOnly {
+					t.Errorf("volume %s is read-only: the mounts say", v.Name)
+				}
+			}
+			for _, m := range job.Spec.Template.Spec.Containers[0].VolumeMounts {
+				mode := "rw"
+				if m.ReadOnly {
+					mode = "ro"
+				}
+				mounts = append(mounts, m.Name+":"+m.MountPath+":"+m.SubPath+":"+mode)
+			}
+			if !slices.Equal(volumes, c.volumes) || !slices.Equal(mounts, c.mounts) {
+				t.Errorf("volumes %v mounts %v, want %v %v", volumes, mounts, c.volumes, c.mounts)
 			}
 		})
 	}
