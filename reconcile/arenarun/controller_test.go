@@ -552,7 +552,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "a", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}, {Name: "b"}}})
+			{Name: "a", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}, {Name: "b"}}})
 		newRun(t, ns, "amb", v1alpha1.ArenaJobSpec{})
 		run := waitFor(t, ns, "amb", "Failed", phaseIs(v1alpha1.ArenaRunPhaseFailed))
 		if r := condOf(run, v1alpha1.ArenaRunConditionReady); r.Reason != v1alpha1.ArenaRunReasonServiceGroupAmbiguous {
@@ -563,7 +563,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "a", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}}})
+			{Name: "a", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}}})
 		newRun(t, ns, "nf", v1alpha1.ArenaJobSpec{ServiceGroup: "zzz"})
 		run := waitFor(t, ns, "nf", "Failed", phaseIs(v1alpha1.ArenaRunPhaseFailed))
 		if r := condOf(run, v1alpha1.ArenaRunConditionReady); r.Reason != v1alpha1.ArenaRunReasonServiceGroupNotFound {
@@ -587,7 +587,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		ws := workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "grp", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}}})
+			{Name: "grp", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}}})
 		newRun(t, ns, "grp", v1alpha1.ArenaJobSpec{Providers: providers("gpt")})
 		run := waitFor(t, ns, "grp", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
 		q := run.Status.Queue
