@@ -147,6 +147,22 @@ func redisHostPort(host string) string {
 const ArenaRunQueueRedisSecretRuleID = "arenarun/queue-redis-secret-found"
 
 func init() {
+	// The schema's rules on a service group's redis (CEL on
+	// v1alpha1.WorkspaceRedis); the Workspace reference page is not part of
+	// this repository's spec, so they point at the queue they feed.
+	for _, r := range []Rule{
+		{ID: "workspace/redis-one-source",
+			Doc: "A service group's redis sets at most one of url, host, serviceRef and existingSecret (none: a managed Redis)."},
+		{ID: "workspace/redis-tls-needs-address",
+			Doc: "redis.tls is set only with host or serviceRef; a url or an existingSecret's URL chooses TLS with its scheme (rediss://)."},
+	} {
+		r.Kinds = []string{"Workspace"}
+		r.Stage = StageAdmission
+		r.Severity = SeverityDeny
+		r.Source = SourceSchema
+		r.Spec = "arenajob.md#queue"
+		Default.Register(r)
+	}
 	Default.Register(Rule{
 		ID:        ArenaRunQueueRedisSecretRuleID,
 		Kinds:     []string{kindArenaRun},
