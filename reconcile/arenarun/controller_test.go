@@ -30,6 +30,7 @@ import (
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/dnstest"
 	testredis "github.com/altairalabs/omnia/test/redis"
 )
 
@@ -94,6 +95,7 @@ func runMain(m *testing.M) int {
 	defer t.cleanup()
 	defaultRedisURL = testredis.Start(t).URL()
 	groupRedisURL = testredis.Start(t).URL()
+	clusterDNS := dnstest.Start(t, serviceDNS)
 	if t.failed {
 		return 1
 	}
@@ -118,7 +120,7 @@ func runMain(m *testing.M) int {
 		panic(err)
 	}
 	if err := SetupWithManager(mgr, Options{
-		Resolver: resolver, DefaultRedisURL: defaultRedisURL, MaxItems: testMaxItems,
+		Resolver: resolver, DefaultRedisURL: defaultRedisURL, RedisResolver: clusterDNS, MaxItems: testMaxItems,
 		PollInterval: 100 * time.Millisecond, QuotaRetry: 200 * time.Millisecond, License: licence, SkipNameValidation: true,
 	}); err != nil {
 		panic(err)
