@@ -13,9 +13,10 @@
 // findings of condition JobCreated hold the Job back (JobCreationFailed,
 // retried with backoff).
 //
-// The queue's Redis URL is a Secret value: it is read from, and written to,
-// the Secret <run>-queue-redis only, and never appears in status, events or
-// logs.
+// The queue's Redis URL is a Secret value: it is read from the Secret
+// status.queue.secretRef names (<run>-queue-redis, which the controller
+// writes, or a service group's existingSecret) and never appears in status,
+// events or logs.
 package arenarun
 
 import (
