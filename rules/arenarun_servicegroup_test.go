@@ -7,7 +7,7 @@ import (
 )
 
 func TestArenaRunServiceGroup(t *testing.T) {
-	redis := &v1alpha1.WorkspaceServiceBlock{URL: "redis://r:6379/0"}
+	redis := &v1alpha1.WorkspaceRedis{URL: "redis://r:6379/0"}
 	sess := &v1alpha1.WorkspaceServiceBlock{URL: "http://s"}
 	ws := func(groups ...v1alpha1.WorkspaceServiceGroup) *v1alpha1.Workspace {
 		return &v1alpha1.Workspace{Spec: v1alpha1.WorkspaceSpec{Services: groups}}

@@ -69,9 +69,11 @@ type WorkspaceServiceGroup struct {
 	// +optional
 	Memory *WorkspaceServiceBlock `json:"memory,omitempty"`
 
-	// redis configures the group's Redis.
+	// redis configures the group's Redis: where its URL comes from (url,
+	// host, serviceRef or existingSecret). An ArenaRun of this group keeps its
+	// work queue there (arenajob.md § status.queue).
 	// +optional
-	Redis *WorkspaceServiceBlock `json:"redis,omitempty"`
+	Redis *WorkspaceRedis `json:"redis,omitempty"`
 
 	// autoscaling is the autoscaling default of the group's agents: an
 	// AgentRuntime selecting this group (spec.serviceGroup) that sets no
@@ -96,6 +98,109 @@ type WorkspaceServiceBlock struct {
 	// podOverrides customises the managed service's pod.
 	// +optional
 	PodOverrides *PodOverrides `json:"podOverrides,omitempty"`
+}
+
+// WorkspaceRedis is a service group's Redis. At most one of url, host,
+// serviceRef and existingSecret says where its URL comes from; with none, the
+// group asks for a managed Redis (enabled), which this operator does not run
+// yet. How each form becomes the URL an ArenaRun's queue uses
+// (rules.ArenaRunQueueRedis, docs/arena.md § The queue's Redis):
+//
+//   - url: used as written; the controller copies it into the run-owned
+//     Secret <run>-queue-redis (key url).
+//   - host: redis://<host>[:6379] (rediss:// with tls), written the same way.
+//   - serviceRef: redis://<name>.<namespace>.svc:<port> (rediss:// with tls),
+//     written the same way.
+//   - existingSecret: the run reads the URL from the group's own Secret;
+//     nothing is copied and status.queue.secretRef names that Secret.
+//
+// Left out on purpose: a password or username field (put credentials in a
+// url or, better, an existingSecret), a database index (every run's keys
+// carry their own prefix; a url or existingSecret may still end in /<db>), a
+// CA bundle or skip-verify switch (tls verifies against the system roots).
+// +kubebuilder:validation:XValidation:rule="(has(self.url) ? 1 : 0) + (has(self.host) ? 1 : 0) + (has(self.serviceRef) ? 1 : 0) + (has(self.existingSecret) ? 1 : 0) <= 1",message="[workspace/redis-one-source] a service group's redis sets at most one of url, host, serviceRef and existingSecret; keep the one that names the Redis to use"
+// +kubebuilder:validation:XValidation:rule="!has(self.tls) || !self.tls || has(self.host) || has(self.serviceRef)",message="[workspace/redis-tls-needs-address] redis.tls applies to host and serviceRef only; a url or existingSecret chooses TLS with its scheme (rediss://)",fieldPath=".tls"
+type WorkspaceRedis struct {
+	// enabled turns the managed Redis on (not run by this operator yet: a
+	// run whose group sets no url, host, serviceRef or existingSecret cannot
+	// create its Job).
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// url of an external Redis, redis:// or rediss://, with its credentials
+	// and database if any. It is copied into a Secret for the workers; prefer
+	// existingSecret to keep a password out of the Workspace.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	URL string `json:"url,omitempty"`
+
+	// host of an external Redis without credentials: a host name or IP
+	// address with an optional port (default 6379), e.g.
+	// redis.example.internal:6380 or [fd00::10]:6379.
+	// +kubebuilder:validation:MaxLength=259
+	// +kubebuilder:validation:Pattern=`^([a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:.]+\])(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$`
+	// +optional
+	Host string `json:"host,omitempty"`
+
+	// serviceRef names an in-cluster Service in front of a Redis without
+	// credentials: the URL is redis://<name>.<namespace>.svc:<port>.
+	// +optional
+	ServiceRef *WorkspaceRedisServiceRef `json:"serviceRef,omitempty"`
+
+	// existingSecret names a Secret in the workspace's namespace
+	// (spec.namespace.name) holding the Redis URL (redis:// or rediss://).
+	// Runs read it there: status.queue.secretRef names it and no copy is
+	// made. A missing Secret or key leaves a run's Job uncreated
+	// (rule arenarun/queue-redis-secret-found).
+	// +optional
+	ExistingSecret *WorkspaceRedisSecretRef `json:"existingSecret,omitempty"`
+
+	// tls connects to host or serviceRef with TLS (rediss://), verified
+	// against the system's root certificates.
+	// +optional
+	TLS bool `json:"tls,omitempty"`
+
+	// podOverrides customises the managed Redis's pod.
+	// +optional
+	PodOverrides *PodOverrides `json:"podOverrides,omitempty"`
+}
+
+// WorkspaceRedisServiceRef names the Service of a group's Redis.
+type WorkspaceRedisServiceRef struct {
+	// name of the Service (a DNS label).
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// namespace of the Service; default: the workspace's namespace
+	// (spec.namespace.name).
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// port of the Service; default 6379.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+}
+
+// WorkspaceRedisSecretRef names the Secret, in the workspace's namespace,
+// holding a group's Redis URL.
+type WorkspaceRedisSecretRef struct {
+	// name of the Secret.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Name string `json:"name"`
+
+	// key of the Secret holding the URL; default url.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	Key string `json:"key,omitempty"`
 }
 
 // WorkspaceQuotas caps agents and Arena usage in the workspace.

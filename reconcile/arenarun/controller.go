@@ -15,9 +15,10 @@
 // findings of condition JobCreated hold the Job back (JobCreationFailed,
 // retried with backoff).
 //
-// The queue's Redis URL is a Secret value: it is read from, and written to,
-// the Secret <run>-queue-redis only, and never appears in status, events or
-// logs.
+// The queue's Redis URL is a Secret value: it is read from the Secret
+// status.queue.secretRef names (<run>-queue-redis, which the controller
+// writes, or a service group's existingSecret) and never appears in status,
+// events or logs.
 package arenarun
 
 import (
@@ -103,6 +104,11 @@ type Options struct {
 	ResultTTL time.Duration
 	// License is the licence handed to the rules (nil: open-core).
 	License rules.LicenseSource
+	// RedisResolver resolves the host names of queue Redis URLs (a
+	// serviceRef group's <name>.<namespace>.svc); the egress guard checks the
+	// addresses it returns. Nil: the system resolver. Tests point it at a
+	// local DNS server.
+	RedisResolver *net.Resolver
 	// SecretReader reads the queue Secret and the workspace content
 	// claim's metadata (uncached). SetupWithManager
 	// defaults it to the manager's APIReader.
@@ -416,7 +422,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		return nil
 	}
 	if gr.Group != nil {
-		setQueueRedisDrifted(st, redisHash(gr.Group.Redis), gen, now)
+		setQueueRedisDrifted(st, currentRedisHash(st.Queue.ConfigHash, gr.Group.Redis, run.Namespace), gen, now)
 	} else {
 		setQueueRedisDrifted(st, "", gen, now)
 	}
@@ -429,6 +435,12 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	// 5. The work matrix, written once.
 	meta, _, err := q.State(ctx)
 	if err != nil {
+		if st.StartTime == nil {
+			// Until the Job exists, a queue Redis that cannot be reached
+			// holds it back, said in JobCreated, with the queue kept pinned.
+			r.holdJob(st, queueErr("reading the run's queue", err).Error(), gen, now, s)
+			return nil
+		}
 		return queueErr("reading the run's queue", err)
 	}
 	if !meta.Enqueued {
@@ -484,6 +496,14 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 // the queue URL, a Secret value): a network error says only that the
 // queue's Redis does not answer.
 func queueErr(what string, err error) error {
+	var blocked *netguard.BlockedError
+	if errors.As(err, &blocked) {
+		return errors.New(what + ": the queue's Redis address is refused by the operator's egress guard (a link-local or cloud metadata address)")
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return errors.New(what + ": the queue's Redis host name does not resolve")
+	}
 	var nerr net.Error
 	if errors.As(err, &nerr) {
 		return errors.New(what + ": the queue's Redis does not answer")
@@ -599,13 +619,32 @@ func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v
 		q.ServiceGroup = gr.Group.Name
 	}
 	if gr.Group != nil && gr.Group.Redis != nil {
-		if gr.Group.Redis.URL == "" {
-			return "", fmt.Errorf("service group %s's redis sets no url (a managed redis is not supported by this operator yet)", gr.Group.Name)
+		// Where the group's URL comes from is the rules' decision; the
+		// workspace's namespace is the run's.
+		src := rules.ArenaRunQueueRedis(gr.Group, run.Namespace)
+		if src.RetryMessage != "" {
+			return "", errors.New(src.RetryMessage)
 		}
-		url = gr.Group.Redis.URL
 		q.Source = v1alpha1.ArenaRunQueueServiceGroup
+		q.ConfigHash = redisHash(gr.Group.Redis, run.Namespace)
+		if !src.Written() {
+			// existingSecret: the run reads the group's own Secret; nothing
+			// is copied (rule arenarun/queue-redis-secret-found reports a
+			// missing one before this).
+			sec := &corev1.Secret{}
+			if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: src.SecretName}, sec); err != nil {
+				return "", fmt.Errorf("reading service group %s's redis.existingSecret %s: %w", gr.Group.Name, src.SecretName, err)
+			}
+			u := string(sec.Data[src.SecretKey])
+			if u == "" {
+				return "", fmt.Errorf("service group %s's redis.existingSecret %s has no key %s", gr.Group.Name, src.SecretName, src.SecretKey)
+			}
+			q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: src.SecretName, Key: src.SecretKey}
+			st.Queue = q
+			return u, nil
+		}
+		url = src.URL
 		q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: secretName, Key: QueueSecretKey}
-		q.ConfigHash = redisHash(gr.Group.Redis)
 	} else {
 		if r.opts.DefaultRedisURL == "" {
 			return "", errors.New("no operator-wide arena queue is configured (--arena-queue-redis-url) and the run's service group sets no redis")
@@ -638,7 +677,7 @@ func (r *Reconciler) queue(run *v1alpha1.ArenaRun, url string) (*queue.Queue, er
 		var err error
 		// Through the egress guard: the URL may come from a Workspace's
 		// service group.
-		if c, err = queue.ConnectDialer(url, netguard.NewDialer(nil)); err != nil {
+		if c, err = queue.ConnectDialer(url, netguard.NewDialer(r.opts.RedisResolver)); err != nil {
 			return nil, err
 		}
 		r.clients[url] = c

@@ -32,6 +32,7 @@ import (
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/dnstest"
 	testredis "github.com/altairalabs/omnia/test/redis"
 )
 
@@ -96,6 +97,7 @@ func runMain(m *testing.M) int {
 	defer t.cleanup()
 	defaultRedisURL = testredis.Start(t).URL()
 	groupRedisURL = testredis.Start(t).URL()
+	clusterDNS := dnstest.Start(t, serviceDNS)
 	if t.failed {
 		return 1
 	}
@@ -139,6 +141,7 @@ func runMain(m *testing.M) int {
 		}
 		o := c.opts
 		o.Resolver, o.DefaultRedisURL, o.MaxItems, o.License, o.SkipNameValidation = resolver, defaultRedisURL, testMaxItems, licence, true
+		o.RedisResolver = clusterDNS
 		o.PollInterval, o.QuotaRetry = 100*time.Millisecond, 200*time.Millisecond
 		if err := SetupWithManager(mgr, o); err != nil {
 			panic(err)
@@ -575,7 +578,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "a", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}, {Name: "b"}}})
+			{Name: "a", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}, {Name: "b"}}})
 		newRun(t, ns, "amb", v1alpha1.ArenaJobSpec{})
 		run := waitFor(t, ns, "amb", "Failed", phaseIs(v1alpha1.ArenaRunPhaseFailed))
 		if r := condOf(run, v1alpha1.ArenaRunConditionReady); r.Reason != v1alpha1.ArenaRunReasonServiceGroupAmbiguous {
@@ -586,7 +589,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "a", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}}})
+			{Name: "a", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}}})
 		newRun(t, ns, "nf", v1alpha1.ArenaJobSpec{ServiceGroup: "zzz"})
 		run := waitFor(t, ns, "nf", "Failed", phaseIs(v1alpha1.ArenaRunPhaseFailed))
 		if r := condOf(run, v1alpha1.ArenaRunConditionReady); r.Reason != v1alpha1.ArenaRunReasonServiceGroupNotFound {
@@ -610,7 +613,7 @@ func TestServiceGroupQueue(t *testing.T) {
 		ns := namespace(t)
 		readyProject(t, ns, "proj", nil)
 		ws := workspace(t, ns, v1alpha1.WorkspaceSpec{Services: []v1alpha1.WorkspaceServiceGroup{
-			{Name: "grp", Redis: &v1alpha1.WorkspaceServiceBlock{URL: groupRedisURL}}}})
+			{Name: "grp", Redis: &v1alpha1.WorkspaceRedis{URL: groupRedisURL}}}})
 		newRun(t, ns, "grp", v1alpha1.ArenaJobSpec{Providers: providers("gpt")})
 		run := waitFor(t, ns, "grp", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
 		q := run.Status.Queue
