@@ -133,6 +133,12 @@ func ToPrune(spec *v1alpha1.ArenaJobSpec, runs []*v1alpha1.ArenaRun) []*v1alpha1
 	keepOK, keepFailed := HistoryLimits(spec)
 	var ok, failed []*v1alpha1.ArenaRun
 	for _, r := range runs {
+		// A run already being deleted (its output finalizer still held)
+		// is on its way out: it neither counts towards a limit nor is
+		// deleted, and named in a RunsPruned event, again.
+		if r.DeletionTimestamp != nil {
+			continue
+		}
 		switch r.Status.Phase {
 		case v1alpha1.ArenaRunPhaseSucceeded:
 			ok = append(ok, r)

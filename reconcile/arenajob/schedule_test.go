@@ -157,6 +157,17 @@ func TestToPrune(t *testing.T) {
 			}
 		}
 	}
+	// s1 and f2 are already being deleted (their output finalizer held):
+	// not pruned again, and not counted, so s3 and c4 go next.
+	deleting := runs()
+	for _, r := range deleting {
+		if r.Name == "s1" || r.Name == "f2" {
+			r.DeletionTimestamp = &metav1.Time{Time: r.CreationTimestamp.Time}
+		}
+	}
+	if got := names(ToPrune(&v1alpha1.ArenaJobSpec{SuccessfulRunsHistoryLimit: i32(2), FailedRunsHistoryLimit: i32(0)}, deleting)); len(got) != 2 || got[0] != "s3" || got[1] != "c4" {
+		t.Errorf("with s1 and f2 being deleted: got %v, want [s3 c4]", got)
+	}
 	if got := names(Active(runs())); len(got) != 2 || got[0] != "r7" || got[1] != "p8" {
 		t.Errorf("active: got %v, want [r7 p8] (a run with no phase yet is active)", got)
 	}
