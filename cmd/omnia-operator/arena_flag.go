@@ -1,6 +1,11 @@
 package main
 
-import "flag"
+import (
+	"flag"
+
+	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+)
 
 // The enterprise Arena switch and the Arena controllers' shared settings.
 // The Arena controllers (ArenaProject, ArenaJob, ArenaRun) are an
@@ -23,3 +28,15 @@ var (
 	arenaAllowHTTPGit = flag.Bool("arena-allow-http-git", false,
 		"let an external ArenaProject's spec.git.url be http:// (local tests only; https otherwise)")
 )
+
+// arenaConfig is the Arena controllers' shared configuration, from the
+// flags (the operator-wide queue URL is added by the ArenaRun controller's
+// setup, which reads its file). The ArenaJob controller runs on the real
+// clock.
+func arenaConfig() arenasetup.Config {
+	return arenasetup.Config{
+		Source:      source.Config{ContentRoot: *workspaceContentPath, AllowHTTP: *arenaAllowHTTPGit},
+		WorkerImage: arenaWorkerImage,
+		License:     licenseStore,
+	}
+}

@@ -3,17 +3,17 @@ package main
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/altairalabs/omnia/reconcile/arenajob"
+	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 )
 
 // The ArenaJob controller, under --arena: it creates a job's ArenaRuns (once,
 // or on every cron tick), applies the concurrency policy, prunes the run
-// history and writes the job's scheduling status.
+// history and writes the job's scheduling status (on the real clock).
 func init() {
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
 		if !*arenaEnabled {
 			return nil
 		}
-		return arenajob.SetupWithManager(mgr, arenajob.Options{License: licenseStore})
+		return arenasetup.SetupJob(mgr, arenaConfig())
 	})
 }

@@ -3,8 +3,7 @@ package main
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/altairalabs/omnia/reconcile/arenaproject"
-	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 )
 
 // The ArenaProject controller (enterprise: only with --arena): finds each
@@ -17,15 +16,6 @@ func init() {
 			ctrl.Log.WithName("arena").V(1).Info("ArenaProject controller not started: --arena is off")
 			return nil
 		}
-		return arenaproject.SetupWithManager(mgr, arenaproject.Options{
-			License: licenseStore,
-			Source:  arenaSourceConfig(),
-		})
+		return arenasetup.SetupProject(mgr, arenaConfig())
 	})
-}
-
-// arenaSourceConfig is how the Arena controllers reach project
-// repositories, from the flags; the ArenaRun controller uses the same.
-func arenaSourceConfig() source.Config {
-	return source.Config{ContentRoot: *workspaceContentPath, AllowHTTP: *arenaAllowHTTPGit}
 }

@@ -8,6 +8,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 	"github.com/altairalabs/omnia/reconcile/arenarun"
 )
 
@@ -41,18 +42,8 @@ func init() {
 			}
 			url = strings.TrimSpace(string(b))
 		}
-		return arenarun.SetupWithManager(mgr, arenarun.Options{
-			// Runs resolve their ref with the ArenaProject controller's
-			// go-git source (same --workspace-content-path and
-			// --arena-allow-http-git), read their arena file and export
-			// the snapshot into the content volume.
-			Resolver:        arenarun.NewProjectResolver(arenaSourceConfig(), mgr.GetAPIReader()),
-			DefaultRedisURL: url,
-			WorkerImage:     arenaWorkerImage,
-			License:         licenseStore,
-			// Runs keep their default output on the workspace content
-			// volume (arenajob.md § Without output).
-			ContentRoot: *workspaceContentPath,
-		})
+		c := arenaConfig()
+		c.QueueRedisURL = url
+		return arenasetup.SetupRun(mgr, c)
 	})
 }

@@ -3,19 +3,13 @@ package arena
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,89 +18,8 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
-	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/test/arenaworker"
 )
-
-// The project every spec runs: two scenarios, one provider, in the
-// PromptKit arena file shape docs/arena.md describes.
-var projectFiles = map[string]string{
-	"config.arena.yaml": `apiVersion: promptkit.altairalabs.ai/v1alpha1
-kind: Arena
-metadata: {name: e2e}
-spec:
-  providers:
-    - file: providers/mock.yaml
-  scenarios:
-    - file: scenarios/greet.yaml
-    - file: scenarios/refund.yaml
-`,
-	"scenarios/greet.yaml":  "kind: Scenario\nmetadata: {name: greet}\n",
-	"scenarios/refund.yaml": "kind: Scenario\nmetadata: {name: refund}\n",
-	"providers/mock.yaml":   "kind: Provider\nmetadata: {name: mock}\nspec: {type: mock}\n",
-}
-
-var nsCount atomic.Int32
-
-// arenaNamespace creates a namespace with a Ready hosted project "proj"
-// whose repository go-git wrote into the content volume, and returns the
-// namespace and the project's head commit.
-func arenaNamespace(ctx context.Context, prefix string) (string, string) {
-	ns := fmt.Sprintf("%s-%d", prefix, nsCount.Add(1))
-	Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-	commit := writeRepository(source.HostedPath(contentRoot, ns, "proj"), projectFiles)
-	Expect(k8sClient.Create(ctx, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "proj"}})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.ArenaProject{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "proj"}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.ArenaProjectPhaseReady))
-		g.Expect(p.Status.HeadCommit).To(Equal(commit))
-	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
-	return ns, commit
-}
-
-// writeRepository makes a git working copy at dir with files committed on
-// main (go-git; no git binary) and returns the commit.
-func writeRepository(dir string, files map[string]string) string {
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
-	Expect(err).NotTo(HaveOccurred())
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		Expect(os.MkdirAll(filepath.Dir(full), 0o755)).To(Succeed())
-		Expect(os.WriteFile(full, []byte(content), 0o644)).To(Succeed())
-	}
-	wt, err := repo.Worktree()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(wt.AddGlob(".")).To(Succeed())
-	sig := &object.Signature{Name: "e2e", Email: "e2e@example.invalid", When: time.Now()}
-	h, err := wt.Commit("arena e2e project", &git.CommitOptions{Author: sig, Committer: sig})
-	Expect(err).NotTo(HaveOccurred())
-	return h.String()
-}
-
-func createJob(ctx context.Context, ns, name string, spec v1alpha1.ArenaJobSpec) error {
-	spec.SourceRef = v1alpha1.LocalObjectReference{Name: "proj"}
-	return k8sClient.Create(ctx, &v1alpha1.ArenaJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec})
-}
-
-// waitRun waits for the run to be in phase.
-func waitRun(ctx context.Context, ns, name string, phase v1alpha1.ArenaRunPhase, timeout time.Duration) *v1alpha1.ArenaRun {
-	run := &v1alpha1.ArenaRun{}
-	Eventually(func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)).To(Succeed())
-		g.Expect(run.Status.Phase).To(Equal(phase), "conditions %+v\ntemplate type %q loadTest %+v\nresult %+v", run.Status.Conditions,
-			run.Spec.Template.Type, run.Spec.Template.LoadTest, run.Status.Result)
-	}).WithTimeout(timeout).WithPolling(250 * time.Millisecond).Should(Succeed())
-	return run
-}
-
-func runQueue(ns, run string) *queue.Queue {
-	rdb, err := queue.Connect(redisSrv.URL())
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(rdb.Close)
-	return queue.New(rdb, ns, run)
-}
 
 func condition(run *v1alpha1.ArenaRun, t string) *metav1.Condition {
 	return meta.FindStatusCondition(run.Status.Conditions, t)
@@ -121,35 +34,35 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 	var scheduledNS string
 
 	It("refuses an unlicensed load test at admission, and runs it once licensed", func() {
-		ns, _ := arenaNamespace(ctx, "arena-lic")
+		ns, _ := fx.Namespace(ctx, "arena-lic")
 		lt := v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest,
 			LoadTest: &v1alpha1.ArenaJobLoadTest{Concurrency: ptr.To[int32](1)}}
-		err := createJob(ctx, ns, "load", lt)
+		err := fx.CreateJob(ctx, ns, "load", lt)
 		Expect(err).To(HaveOccurred(), "the open-core licence must refuse a load test")
 		Expect(apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || strings.Contains(err.Error(), "denied")).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("license-load-testing"))
 
 		installLicence(ctx)
 		// The licence is reloaded without a restart: the webhook admits it.
-		Eventually(func() error { return createJob(ctx, ns, "load", lt) }).
+		Eventually(func() error { return fx.CreateJob(ctx, ns, "load", lt) }).
 			WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
-		waitRun(ctx, ns, "load-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
-		st, err := arenaworker.Run(ctx, runQueue(ns, "load-manual"), 1, arenaworker.Pass)
+		fx.WaitRun(ctx, ns, "load-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		st, err := arenaworker.Run(ctx, fx.Queue(ns, "load-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Executed).To(Equal(2))
-		run := waitRun(ctx, ns, "load-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		run := fx.WaitRun(ctx, ns, "load-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
 		Expect(run.Status.Result.Summary).To(HaveKeyWithValue("passRate", "100.0"))
 
-		scheduledNS, _ = arenaNamespace(ctx, "arena-cron")
-		Expect(createJob(ctx, scheduledNS, "nightly", v1alpha1.ArenaJobSpec{
+		scheduledNS, _ = fx.Namespace(ctx, "arena-cron")
+		Expect(fx.CreateJob(ctx, scheduledNS, "nightly", v1alpha1.ArenaJobSpec{
 			Schedule: &v1alpha1.ArenaJobSchedule{Cron: "* * * * *"}})).To(Succeed())
 	})
 
 	It("runs a manual job to Succeeded with its summary, on the pinned, exported commit", func() {
-		ns, commit := arenaNamespace(ctx, "arena-manual")
-		Expect(createJob(ctx, ns, "eval", v1alpha1.ArenaJobSpec{Trials: ptr.To[int32](2),
+		ns, commit := fx.Namespace(ctx, "arena-manual")
+		Expect(fx.CreateJob(ctx, ns, "eval", v1alpha1.ArenaJobSpec{Trials: ptr.To[int32](2),
 			Workers: &v1alpha1.ArenaJobWorkers{Replicas: ptr.To[int32](2)}})).To(Succeed())
-		run := waitRun(ctx, ns, "eval-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		run := fx.WaitRun(ctx, ns, "eval-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
 		Expect(run.Status.Source).NotTo(BeNil())
 		Expect(*run.Status.Source).To(Equal(v1alpha1.ArenaRunSource{Repository: "hosted", Ref: "main", Commit: commit,
 			ContentPath: "arena/sources/proj/.arena/versions/" + commit}))
@@ -157,10 +70,10 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		snap := filepath.Join(contentRoot, ns, "arena/sources/proj/.arena/versions", commit)
 		Expect(filepath.Join(snap, "scenarios/greet.yaml")).To(BeAnExistingFile())
 
-		st, err := arenaworker.Run(ctx, runQueue(ns, "eval-manual"), 2, arenaworker.Pass)
+		st, err := arenaworker.Run(ctx, fx.Queue(ns, "eval-manual"), 2, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Executed).To(Equal(4), "2 scenarios × 1 provider (mock, from the arena file) × 2 trials")
-		run = waitRun(ctx, ns, "eval-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		run = fx.WaitRun(ctx, ns, "eval-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
 		Expect(run.Status.Result.Summary).To(HaveKeyWithValue("passRate", "100.0"))
 		Expect(run.Status.Result.Summary).To(HaveKeyWithValue("totalItems", "4"))
 		// The worker Job ran on the cluster: the Job controller made its
@@ -173,17 +86,17 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 	})
 
 	It("fails a run whose ref names nothing with RefNotFound", func() {
-		ns, _ := arenaNamespace(ctx, "arena-ref")
-		Expect(createJob(ctx, ns, "ghost", v1alpha1.ArenaJobSpec{Ref: "no-such-branch"})).To(Succeed())
-		run := waitRun(ctx, ns, "ghost-manual", v1alpha1.ArenaRunPhaseFailed, time.Minute)
+		ns, _ := fx.Namespace(ctx, "arena-ref")
+		Expect(fx.CreateJob(ctx, ns, "ghost", v1alpha1.ArenaJobSpec{Ref: "no-such-branch"})).To(Succeed())
+		run := fx.WaitRun(ctx, ns, "ghost-manual", v1alpha1.ArenaRunPhaseFailed, time.Minute)
 		Expect(condition(run, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(v1alpha1.ArenaRunReasonRefNotFound))
 	})
 
 	It("cancels a run: its Job is deleted and its queue drained", func() {
-		ns, _ := arenaNamespace(ctx, "arena-cancel")
-		Expect(createJob(ctx, ns, "long", v1alpha1.ArenaJobSpec{Trials: ptr.To[int32](4)})).To(Succeed())
-		waitRun(ctx, ns, "long-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
-		q := runQueue(ns, "long-manual")
+		ns, _ := fx.Namespace(ctx, "arena-cancel")
+		Expect(fx.CreateJob(ctx, ns, "long", v1alpha1.ArenaJobSpec{Trials: ptr.To[int32](4)})).To(Succeed())
+		fx.WaitRun(ctx, ns, "long-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		q := fx.Queue(ns, "long-manual")
 		n, err := arenaworker.RunN(ctx, q, 3, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(Equal(3))
@@ -192,7 +105,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		patch := client.MergeFrom(run.DeepCopy())
 		run.Spec.Cancelled = true
 		Expect(k8sClient.Patch(ctx, run, patch)).To(Succeed())
-		run = waitRun(ctx, ns, "long-manual", v1alpha1.ArenaRunPhaseCancelled, time.Minute)
+		run = fx.WaitRun(ctx, ns, "long-manual", v1alpha1.ArenaRunPhaseCancelled, time.Minute)
 		Expect(run.Status.Progress.Total).To(BeEquivalentTo(8))
 		Expect(run.Status.Progress.Completed).To(BeEquivalentTo(3))
 		Expect(run.Status.Progress.Pending).To(BeEquivalentTo(0))
@@ -207,34 +120,34 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 	})
 
 	It("fails a load test whose threshold fails", func() {
-		ns, _ := arenaNamespace(ctx, "arena-threshold")
-		Expect(createJob(ctx, ns, "slow", v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest,
+		ns, _ := fx.Namespace(ctx, "arena-threshold")
+		Expect(fx.CreateJob(ctx, ns, "slow", v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest,
 			// Concurrency 2: percentiles need a distribution (a sequential
 			// load test reports them unavailable, which passes).
 			LoadTest: &v1alpha1.ArenaJobLoadTest{Concurrency: ptr.To[int32](2), Thresholds: []v1alpha1.ArenaJobLoadTestThreshold{
 				{Metric: v1alpha1.ArenaJobMetricLatencyP95, Operator: "<", Value: "3s"},
 			}}})).To(Succeed())
-		waitRun(ctx, ns, "slow-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
-		_, err := arenaworker.Run(ctx, runQueue(ns, "slow-manual"), 1, func(queue.Item) queue.Result {
+		fx.WaitRun(ctx, ns, "slow-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		_, err := arenaworker.Run(ctx, fx.Queue(ns, "slow-manual"), 1, func(queue.Item) queue.Result {
 			return queue.Result{Passed: true, LatencyMs: 3200, DurationMs: 3300}
 		})
 		Expect(err).NotTo(HaveOccurred())
-		run := waitRun(ctx, ns, "slow-manual", v1alpha1.ArenaRunPhaseFailed, time.Minute)
+		run := fx.WaitRun(ctx, ns, "slow-manual", v1alpha1.ArenaRunPhaseFailed, time.Minute)
 		Expect(condition(run, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(v1alpha1.ArenaRunReasonTestsFailed))
 		Expect(run.Status.Result.Summary).To(HaveKeyWithValue("threshold:latency_p95", "3.20s < 3s FAIL"))
 	})
 
 	It("holds a run Pending on the workspace quota, then admits it", func() {
-		ns, _ := arenaNamespace(ctx, "arena-quota")
+		ns, _ := fx.Namespace(ctx, "arena-quota")
 		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: "ws-" + ns}, Spec: v1alpha1.WorkspaceSpec{
 			Namespace: v1alpha1.WorkspaceNamespace{Name: ns},
 			Quotas:    &v1alpha1.WorkspaceQuotas{Arena: &v1alpha1.WorkspaceArenaQuota{MaxConcurrentJobs: ptr.To[int32](1)}}}}
 		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
 		DeferCleanup(func() { _ = k8sClient.Delete(context.Background(), ws) })
 
-		Expect(createJob(ctx, ns, "first", v1alpha1.ArenaJobSpec{})).To(Succeed())
-		waitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
-		Expect(createJob(ctx, ns, "second", v1alpha1.ArenaJobSpec{})).To(Succeed())
+		Expect(fx.CreateJob(ctx, ns, "first", v1alpha1.ArenaJobSpec{})).To(Succeed())
+		fx.WaitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		Expect(fx.CreateJob(ctx, ns, "second", v1alpha1.ArenaJobSpec{})).To(Succeed())
 		Eventually(func(g Gomega) {
 			run := &v1alpha1.ArenaRun{}
 			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second-manual"}, run)).To(Succeed())
@@ -246,14 +159,14 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 			g.Expect(condition(run, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota))
 		}).WithTimeout(20 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 
-		_, err := arenaworker.Run(ctx, runQueue(ns, "first-manual"), 1, arenaworker.Pass)
+		_, err := arenaworker.Run(ctx, fx.Queue(ns, "first-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
-		waitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
-		run := waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		fx.WaitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		run := fx.WaitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
 		Expect(condition(run, v1alpha1.ArenaRunConditionWithinWorkspaceQuota).Reason).To(Equal(v1alpha1.ArenaRunReasonQuotaSatisfied))
-		_, err = arenaworker.Run(ctx, runQueue(ns, "second-manual"), 1, arenaworker.Pass)
+		_, err = arenaworker.Run(ctx, fx.Queue(ns, "second-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
-		waitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		fx.WaitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
 	})
 
 	It("starts a scheduled job's run on its tick, with the operator's real clock", func() {
@@ -275,10 +188,10 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(k8sClient.List(ctx, runs, client.InNamespace(scheduledNS))).To(Succeed())
 		Expect(runs.Items).To(HaveLen(1))
 
-		waitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseRunning, time.Minute)
-		_, err := arenaworker.Run(ctx, runQueue(scheduledNS, name), 1, arenaworker.Pass)
+		fx.WaitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		_, err := arenaworker.Run(ctx, fx.Queue(scheduledNS, name), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
-		waitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		fx.WaitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
 		// Stop ticking before the suite ends.
 		patch := client.MergeFrom(job.DeepCopy())
 		job.Spec.Suspend = true

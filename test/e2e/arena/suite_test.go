@@ -16,11 +16,11 @@
 // (the arena-license Secret) mid-suite, which would change what test/e2e's
 // specs see (custom facades are licence-gated).
 //
-// Scheduling is not run here: the operator's clock is the real one, so a
-// tick is up to a minute away. Ticks under each concurrency policy, history
-// pruning and missed ticks are covered with an injected clock in
-// reconcile/arenajob (TestScheduleConcurrencyPolicies, TestHistoryPruning,
-// TestRestartAfterMissedTicksRunsOnlyTheLatest).
+// Scheduling is checked here for one tick only: the operator's clock is
+// the real one, so a tick is up to a minute away. Ticks under each
+// concurrency policy and history pruning are test/e2e/arenaschedule's
+// (the same local cluster, the Arena controllers in-process with the
+// ArenaJob controller on an injected clock).
 package arena
 
 import (
@@ -46,6 +46,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/licensing/reload"
+	"github.com/altairalabs/omnia/test/arenafixture"
 	"github.com/altairalabs/omnia/test/controlplane"
 	testredis "github.com/altairalabs/omnia/test/redis"
 )
@@ -54,6 +55,7 @@ var (
 	cluster     *controlplane.Cluster
 	operator    *controlplane.Operator
 	k8sClient   client.Client
+	fx          *arenafixture.Env
 	logDir      string
 	contentRoot string
 	redisSrv    *testredis.Server
@@ -117,6 +119,7 @@ var _ = BeforeSuite(func() {
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	fx = &arenafixture.Env{Client: k8sClient, ContentRoot: contentRoot, RedisURL: redisSrv.URL()}
 })
 
 var _ = AfterSuite(func() {
