@@ -171,6 +171,6 @@ func (r *Reconciler) writeStatus(ctx context.Context, ar *v1alpha1.AgentRuntime,
 	if err := r.client.Status().Patch(ctx, ar, client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
-	transitions.Emit(r.recorder, ar, base.Status.Conditions, updated.Conditions)
+	transitions.EmitPolicy(r.recorder, ar, base.Status.Conditions, updated.Conditions, eventPolicy)
 	return nil
 }

@@ -5,12 +5,14 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -106,4 +108,39 @@ func TestComputeStatus(t *testing.T) {
 
 func equalStatus(a, b v1alpha1.AgentRuntimeStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)
+}
+
+// A healthy start (Provider not yet Ready, then no replica yet, then a
+// ready replica) leaves one event, Ready turning True; losing the replica
+// afterwards warns.
+func TestAgentStartEvents(t *testing.T) {
+	c := func(typ string, s metav1.ConditionStatus, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: "m"}
+	}
+	ready, dep, prov := v1alpha1.AgentRuntimeConditionReady, v1alpha1.AgentRuntimeConditionDeploymentReady, v1alpha1.AgentRuntimeConditionProviderReady
+	steps := [][]metav1.Condition{
+		{c(prov, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotReady), c(dep, metav1.ConditionFalse, ReasonDeploymentNotCreated), c(ready, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotReady)},
+		{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionFalse, ReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, ReasonDeploymentUnavailable)},
+		{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionTrue, ReasonDeploymentAvailable), c(ready, metav1.ConditionTrue, ReasonAgentReady)},
+	}
+	var got []string
+	var prev []metav1.Condition
+	for _, cur := range steps {
+		for _, e := range transitions.OfPolicy(prev, cur, eventPolicy) {
+			got = append(got, e.Type+"/"+e.Action)
+		}
+		prev = cur
+	}
+	if len(got) != 1 || got[0] != corev1.EventTypeNormal+"/"+ready {
+		t.Errorf("a healthy start: got %v, want [Normal/Ready]", got)
+	}
+	lost := []metav1.Condition{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionFalse, ReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, ReasonDeploymentUnavailable)}
+	evs := transitions.OfPolicy(prev, lost, eventPolicy)
+	if len(evs) != 2 || evs[0].Type != corev1.EventTypeWarning || evs[1].Type != corev1.EventTypeWarning {
+		t.Errorf("a lost replica: got %v, want Warnings for DeploymentReady and Ready", evs)
+	}
+	// A first fault is not a wait: it warns.
+	if evs := transitions.OfPolicy(nil, []metav1.Condition{c(prov, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotFound)}, eventPolicy); len(evs) != 1 || evs[0].Type != corev1.EventTypeWarning {
+		t.Errorf("ProviderNotFound on first sight: got %v, want a Warning", evs)
+	}
 }

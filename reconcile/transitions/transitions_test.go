@@ -49,3 +49,45 @@ func TestNoteBounded(t *testing.T) {
 		t.Fatalf("note not bounded: %d bytes", len(got[0].Note))
 	}
 }
+
+// The waiting policy: a start is silent until Ready, a regression warns.
+func TestOfPolicy(t *testing.T) {
+	p := Policy{Waiting: func(r string) bool { return r == "Wait" }, ReadyType: "Ready"}
+	none := []metav1.Condition(nil)
+	cases := []struct {
+		name     string
+		old, cur []metav1.Condition
+		want     []Event
+	}{
+		{"first wait is silent", none, []metav1.Condition{cond("A", metav1.ConditionFalse, "Wait")}, nil},
+		{"first fault still warns", none, []metav1.Condition{cond("A", metav1.ConditionFalse, "Bad")},
+			[]Event{{Type: corev1.EventTypeWarning, Reason: "Bad", Action: "A", Note: "A is False: m"}}},
+		{"a regression into a wait warns", []metav1.Condition{cond("A", metav1.ConditionTrue, "Ok")}, []metav1.Condition{cond("A", metav1.ConditionFalse, "Wait")},
+			[]Event{{Type: corev1.EventTypeWarning, Reason: "Wait", Action: "A", Note: "A is False: m"}}},
+		{"the end of a wait is silent", []metav1.Condition{cond("A", metav1.ConditionFalse, "Wait")}, []metav1.Condition{cond("A", metav1.ConditionTrue, "Ok")}, nil},
+		{"recovery from a fault is reported", []metav1.Condition{cond("A", metav1.ConditionFalse, "Bad")}, []metav1.Condition{cond("A", metav1.ConditionTrue, "Ok")},
+			[]Event{{Type: corev1.EventTypeNormal, Reason: "Ok", Action: "A", Note: "A is True: m"}}},
+		{"Ready after a silent wait is reported", []metav1.Condition{cond("Ready", metav1.ConditionFalse, "Wait")}, []metav1.Condition{cond("Ready", metav1.ConditionTrue, "Ok")},
+			[]Event{{Type: corev1.EventTypeNormal, Reason: "Ok", Action: "Ready", Note: "Ready is True: m"}}},
+		{"Ready on first sight is reported", none, []metav1.Condition{cond("Ready", metav1.ConditionTrue, "Ok")},
+			[]Event{{Type: corev1.EventTypeNormal, Reason: "Ok", Action: "Ready", Note: "Ready is True: m"}}},
+		{"Ready staying True is silent", []metav1.Condition{cond("Ready", metav1.ConditionTrue, "Ok")}, []metav1.Condition{cond("Ready", metav1.ConditionTrue, "Ok")}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := OfPolicy(tc.old, tc.cur, p)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("event %d: got %+v, want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	// The zero Policy is Of: a first wait warns there.
+	if got := OfPolicy(none, []metav1.Condition{cond("A", metav1.ConditionFalse, "Wait")}, Policy{}); len(got) != 1 {
+		t.Errorf("zero policy: got %v, want one Warning", got)
+	}
+}
