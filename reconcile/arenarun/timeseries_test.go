@@ -50,6 +50,10 @@ func TestTimeSeriesSummary(t *testing.T) {
 			},
 			map[string]string{"timeSeriesStepSeconds": "1", "timeSeriesStart": start, "timeSeriesUntimedItems": "1",
 				"timeSeries": `[{"t":0,"rps":1,"errorRate":0,"p50":50,"p95":50,"p99":50},{"t":1,"rps":4,"errorRate":0.5,"p50":10,"p95":30,"p99":30}]`}},
+		{"twenty in a second: p50, p95 and p99 are three different ranks",
+			twenty(),
+			map[string]string{"timeSeriesStepSeconds": "1", "timeSeriesStart": start,
+				"timeSeries": `[{"t":0,"rps":20,"errorRate":0,"p50":10,"p95":19,"p99":20}]`}},
 		{"the first second is a whole Unix second, not the first result's millisecond",
 			[]queue.Result{at(900, true, 10), at(1100, true, 10)},
 			map[string]string{"timeSeriesStepSeconds": "1", "timeSeriesStart": start,
@@ -62,6 +66,27 @@ func TestTimeSeriesSummary(t *testing.T) {
 				t.Fatalf("got  %v\nwant %v", got, c.want)
 			}
 		})
+	}
+}
+
+// twenty results in second 0, latencies 20 down to 1 ms.
+func twenty() []queue.Result {
+	var rs []queue.Result
+	for i := 20; i >= 1; i-- {
+		rs = append(rs, at(int64(i*10), true, float64(i)))
+	}
+	return rs
+}
+
+// A coarser step: rps is per second over the step, and the last step only
+// counts the seconds up to the run's last result.
+func TestBuildTimeSeriesCoarseStep(t *testing.T) {
+	rs := []queue.Result{at(100, true, 10), at(1100, false, 30), at(2500, true, 20), at(4200, true, 40)}
+	got := buildTimeSeries(rs, 2)
+	b, _ := json.Marshal(got.Points)
+	want := `[{"t":0,"rps":1,"errorRate":0.5,"p50":10,"p95":30,"p99":30},{"t":2,"rps":0.5,"errorRate":0,"p50":20,"p95":20,"p99":20},{"t":4,"rps":1,"errorRate":0,"p50":40,"p95":40,"p99":40}]`
+	if string(b) != want || got.Step != 2 || !got.Start.Equal(time.UnixMilli(tsBase)) {
+		t.Fatalf("got step %d start %v %s\nwant %s", got.Step, got.Start, b, want)
 	}
 }
 
