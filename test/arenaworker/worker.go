@@ -20,9 +20,10 @@ import (
 // the worker's clock when left 0).
 type Execute func(queue.Item) queue.Result
 
-// Clock stamps the results of Run and RunN (EndedAtMs, docs/arena-queue.md):
-// the real clock. Generate takes its own, so a test can make it step.
-var Clock clock.PassiveClock = clock.RealClock{}
+// wallClock stamps the results of Run and RunN (EndedAtMs,
+// docs/arena-queue.md), as a worker pod's clock would. Generate takes its
+// own clock, so a test can make it step.
+var wallClock clock.PassiveClock = clock.RealClock{}
 
 // stamp fills what a worker fills in before it reports.
 func stamp(r queue.Result, it queue.Item, clk clock.PassiveClock) queue.Result {
@@ -80,7 +81,7 @@ func Run(ctx context.Context, q *queue.Queue, replicas int, exec Execute) (Stats
 					mu.Unlock()
 					return
 				}
-				r := stamp(exec(it), it, Clock)
+				r := stamp(exec(it), it, wallClock)
 				stopped, err := q.Report(ctx, r)
 				mu.Lock()
 				stats.Executed++
@@ -112,7 +113,7 @@ func RunN(ctx context.Context, q *queue.Queue, n int, exec Execute) (int, error)
 		}
 		r := exec(it)
 		r.ItemID, r.Scenario, r.Provider = it.ID, it.Scenario, it.Provider
-		if _, err := q.Report(ctx, stamp(r, it, Clock)); err != nil {
+		if _, err := q.Report(ctx, stamp(r, it, wallClock)); err != nil {
 			return done, err
 		}
 		done++
