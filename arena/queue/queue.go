@@ -66,6 +66,11 @@ type Result struct {
 	Cost       float64         `json:"cost,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	Assertions map[string]bool `json:"assertions,omitempty"`
+	// EndedAtMs is when the item finished, in Unix milliseconds, set by
+	// the worker from its own clock just before it reports. A duration
+	// load test's per-second timeSeries is built from it; 0 (a worker
+	// older than the field) leaves the result out of the series.
+	EndedAtMs int64 `json:"endedAtMs,omitempty"`
 }
 
 // Meta is a run queue's header.

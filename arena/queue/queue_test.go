@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/test/arenaworker"
@@ -163,6 +167,64 @@ func TestRunsAreIsolated(t *testing.T) {
 	}
 	if _, ok, _ := a.Pop(ctx); !ok {
 		t.Fatal("draining run b emptied run a")
+	}
+}
+
+// endedAtMs is part of a result: a duration worker stamps each generated
+// item from its clock, a popping worker from the real one, and a result
+// written by a worker older than the field reads back with 0.
+func TestResultsCarryEndedAt(t *testing.T) {
+	ctx := context.Background()
+	q := newQueue(t, "run-e")
+	// A duration load test's queue: the controller enqueues no matrix.
+	if _, err := q.Enqueue(ctx, nil, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(start)
+	pool := []queue.Item{{Scenario: "s", Provider: "p"}}
+	st, err := arenaworker.Generate(ctx, q, pool, 3, clk, func(queue.Item) queue.Result {
+		clk.SetTime(clk.Now().Add(700 * time.Millisecond))
+		return queue.Result{Passed: true, LatencyMs: 5}
+	})
+	if err != nil || st.Executed != 3 {
+		t.Fatalf("generated %d: %v", st.Executed, err)
+	}
+	if _, err := q.ReportGenerated(ctx, queue.Result{ItemID: "old", Passed: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := q.Results(ctx)
+	if err != nil || len(res) != 4 {
+		t.Fatalf("results %d: %v", len(res), err)
+	}
+	for i, want := range []int64{700, 1400, 2100} {
+		if got := res[i].EndedAtMs - start.UnixMilli(); got != want || res[i].ItemID != "s|p|"+strconv.Itoa(i+1) {
+			t.Errorf("generated result %d: %s ended at +%dms, want s|p|%d at +%dms", i, res[i].ItemID, got, i+1, want)
+		}
+	}
+	if res[3].EndedAtMs != 0 {
+		t.Errorf("an unstamped result reads back with endedAtMs %d", res[3].EndedAtMs)
+	}
+
+	popped := newQueue(t, "run-f")
+	if _, err := popped.Enqueue(ctx, queue.Matrix([]string{"s"}, []string{"p"}, 2), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().UnixMilli()
+	if n, err := arenaworker.RunN(ctx, popped, 1, arenaworker.Pass); err != nil || n != 1 {
+		t.Fatalf("ran %d: %v", n, err)
+	}
+	if _, err := arenaworker.Run(ctx, popped, 1, arenaworker.Pass); err != nil {
+		t.Fatal(err)
+	}
+	res, err = popped.Results(ctx)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("results %d: %v", len(res), err)
+	}
+	for _, r := range res {
+		if r.EndedAtMs < before {
+			t.Errorf("popped result %s ended at %d, before %d", r.ItemID, r.EndedAtMs, before)
+		}
 	}
 }
 

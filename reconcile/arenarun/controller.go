@@ -771,6 +771,11 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 // an enumerated load test).
 func outcome(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, results []queue.Result) (v1alpha1.ArenaRunPhase, string, string, map[string]string) {
 	summary := queue.Summarize(results, c)
+	if durationLoadTest(t) {
+		for k, v := range timeSeriesSummary(results) {
+			summary[k] = v
+		}
+	}
 	if m.Stopped && m.StopReason == queue.StopBudgetExceeded {
 		summary[queue.KeyBudgetBreached] = "true"
 		summary[queue.KeyDrainedItems] = strconv.FormatInt(m.Drained, 10)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -705,4 +706,87 @@ func TestLicenceViolationFailsRun(t *testing.T) {
 	// A licensed load test runs.
 	newRun(t, ns, "licensed", v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest, Providers: providers("gpt")})
 	waitFor(t, ns, "licensed", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
+}
+
+// completeJob plays the Job controller (none runs in envtest): every pod of
+// the run's worker Job succeeded.
+func completeJob(t *testing.T, ns, name string) {
+	t.Helper()
+	ctx := context.Background()
+	job := &batchv1.Job{}
+	if err := direct.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, job); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	job.Status.StartTime = &now
+	job.Status.CompletionTime = &now
+	job.Status.Succeeded = ptr.Deref(job.Spec.Completions, 1)
+	job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+	}
+	if err := direct.Status().Update(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A duration load test: no matrix, the worker generates items until its
+// clock runs out (here: eight items on a fake clock, then a result from a
+// worker older than endedAtMs), the Job completes, and the run ends
+// Succeeded with the per-second timeSeries of what the worker reported.
+func TestDurationLoadTestTimeSeries(t *testing.T) {
+	ctx := context.Background()
+	ns := namespace(t)
+	readyProject(t, ns, "proj", nil)
+	newRun(t, ns, "soak", v1alpha1.ArenaJobSpec{Type: v1alpha1.ArenaJobTypeLoadTest, Providers: providers("gpt"),
+		LoadTest: &v1alpha1.ArenaJobLoadTest{Duration: "1m", Thresholds: []v1alpha1.ArenaJobLoadTestThreshold{
+			{Metric: v1alpha1.ArenaJobMetricErrorRate, Operator: "<", Value: "0.5"},
+		}}})
+	run := waitFor(t, ns, "soak", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
+	if p := run.Status.Progress; p == nil || p.Total != 0 {
+		t.Fatalf("progress %+v: a duration load test queues no matrix", p)
+	}
+	q := runQueue(t, defaultRedisURL, ns, "soak")
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(start)
+	// Three items end in second 0, none in second 1, five in second 2
+	// (the fourth overall fails).
+	ends := []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 900 * time.Millisecond,
+		2100 * time.Millisecond, 2200 * time.Millisecond, 2500 * time.Millisecond, 2600 * time.Millisecond, 2999 * time.Millisecond}
+	n := 0
+	pool := []queue.Item{{Scenario: "scenarios/greet.yaml", Provider: "provider:gpt"}, {Scenario: "scenarios/refund.yaml", Provider: "provider:gpt"}}
+	st, err := arenaworker.Generate(ctx, q, pool, len(ends), clk, func(queue.Item) queue.Result {
+		clk.SetTime(start.Add(ends[n]))
+		n++
+		return queue.Result{Passed: n != 4, LatencyMs: float64(n * 100), DurationMs: float64(n*100 + 5)}
+	})
+	if err != nil || st.Executed != len(ends) {
+		t.Fatalf("generated %d: %v", st.Executed, err)
+	}
+	// A worker older than endedAtMs: counted, left out of the series.
+	if _, err := q.ReportGenerated(ctx, queue.Result{ItemID: "old", Scenario: "scenarios/greet.yaml", Provider: "provider:gpt", Passed: true, LatencyMs: 50}); err != nil {
+		t.Fatal(err)
+	}
+	completeJob(t, ns, "soak")
+	run = waitFor(t, ns, "soak", "Succeeded", phaseIs(v1alpha1.ArenaRunPhaseSucceeded))
+	s := run.Status.Result.Summary
+	want := map[string]string{
+		"timeSeries": `[{"t":0,"rps":3,"errorRate":0,"p50":200,"p95":300,"p99":300},` +
+			`{"t":1,"rps":0},` +
+			`{"t":2,"rps":5,"errorRate":0.2,"p50":600,"p95":800,"p99":800}]`,
+		"timeSeriesStart":        "2026-03-01T12:00:00Z",
+		"timeSeriesStepSeconds":  "1",
+		"timeSeriesUntimedItems": "1",
+		"totalItems":             "9",
+		"failedItems":            "1",
+		"threshold:error_rate":   "0.1111 < 0.5 PASS",
+	}
+	for k, v := range want {
+		if s[k] != v {
+			t.Errorf("summary[%s] = %q, want %q", k, s[k], v)
+		}
+	}
+	if p := run.Status.Progress; p.Total != 9 || p.Completed != 8 || p.Failed != 1 {
+		t.Errorf("progress %+v", p)
+	}
 }

@@ -39,11 +39,7 @@ func loadTestMetrics(lt *v1alpha1.ArenaJobLoadTest, results []queue.Result, c qu
 	var lat, ttft []float64
 	var failed, passed, limited float64
 	for _, r := range results {
-		l := r.LatencyMs
-		if l <= 0 {
-			l = r.DurationMs
-		}
-		lat = append(lat, l)
+		lat = append(lat, itemLatency(r))
 		if r.TTFTMs > 0 {
 			ttft = append(ttft, r.TTFTMs)
 		}
@@ -154,6 +150,15 @@ func formatMeasured(v float64, isDuration bool) string {
 		return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// itemLatency is an item's latency: the time the system under test spent
+// answering, or the whole item when the worker reported none.
+func itemLatency(r queue.Result) float64 {
+	if r.LatencyMs > 0 {
+		return r.LatencyMs
+	}
+	return r.DurationMs
 }
 
 func mean(xs []float64) float64 {
