@@ -35,6 +35,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +45,14 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
+
+// benchScheme holds the built-in kinds and Omnia's.
+func benchScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	return scheme
+}
 
 func main() {
 	if err := run(); err != nil {
@@ -65,6 +74,8 @@ type config struct {
 	// pprofAddr is the operator's pprof address when profiling.
 	pprofAddr string
 	dir       string
+	// baseline: measure the cluster's own floor, with no operator.
+	baseline bool
 }
 
 func run() error {
@@ -80,6 +91,7 @@ func run() error {
 		cfg.operatorArgs = append(cfg.operatorArgs, s)
 		return nil
 	})
+	flag.BoolVar(&cfg.baseline, "baseline", false, "no operator: create each agent's children directly and report when every Deployment is available (the local cluster's own floor; baseline.go)")
 	flag.Parse()
 	if cfg.n <= 0 {
 		return fmt.Errorf("-n must be positive")
@@ -103,6 +115,9 @@ func run() error {
 		fmt.Printf("operator flags: %s\n", strings.Join(args, " "))
 	}
 	start := time.Now()
+	if cfg.baseline {
+		return runBaseline(cfg, dir)
+	}
 	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
 	if err != nil {
 		return err
@@ -132,13 +147,7 @@ func run() error {
 func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		return err
-	}
+	scheme := benchScheme()
 	// The benchmark's own client must not be what limits the run.
 	admin := rest.CopyConfig(cluster.Config)
 	admin.QPS, admin.Burst = 500, 1000
@@ -390,4 +399,22 @@ func operatorLoads(op *controlplane.Operator, token string) (map[string]*control
 		return nil, fmt.Errorf("operator /metrics: HTTP %d", code)
 	}
 	return controllerLoads(body)
+}
+
+// runBaseline starts the local cluster without the operator and runs
+// baseline on it.
+func runBaseline(cfg config, dir string) error {
+	start := time.Now()
+	cluster, err := controlplane.StartCluster(controlplane.Options{}, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("local cluster up in %s (no operator)\n", time.Since(start).Round(time.Millisecond))
+	defer func() {
+		_ = cluster.Stop()
+		_ = os.RemoveAll(dir)
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return baseline(ctx, cfg, cluster)
 }

@@ -58,24 +58,8 @@ func createAgent(ctx context.Context, c client.Client, i int, baseURL string) er
 			Spec: v1alpha1.PromptPackSpec{PackName: pack, Version: packVersion,
 				Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: pack}}},
 		},
-		&v1alpha1.Provider{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1alpha1.ProviderSpec{
-				Type:       v1alpha1.ProviderTypeClaude,
-				Model:      "claude-sonnet-4-20250514",
-				BaseURL:    baseURL,
-				Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: credentialSecret}},
-			},
-		},
-		&v1alpha1.AgentRuntime{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1alpha1.AgentRuntimeSpec{
-				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: pack, Version: packVersion},
-				Providers: []v1alpha1.AgentRuntimeProvider{{Name: "default",
-					ProviderRef: v1alpha1.NamespacedObjectReference{Name: name}}},
-				Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
-			},
-		},
+		&v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: providerSpec(baseURL)},
+		&v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: agentSpec(name, pack)},
 	}
 	for _, o := range objs {
 		if err := c.Create(ctx, o); err != nil {
@@ -83,4 +67,26 @@ func createAgent(ctx context.Context, c client.Client, i int, baseURL string) er
 		}
 	}
 	return nil
+}
+
+// providerSpec is every agent's Provider: Claude, at the benchmark's local
+// plain-http vendor, with the namespace's credential Secret.
+func providerSpec(baseURL string) v1alpha1.ProviderSpec {
+	return v1alpha1.ProviderSpec{
+		Type:       v1alpha1.ProviderTypeClaude,
+		Model:      "claude-sonnet-4-20250514",
+		BaseURL:    baseURL,
+		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: credentialSecret}},
+	}
+}
+
+// agentSpec is agent name's spec: its own Provider and pack, one websocket
+// facade.
+func agentSpec(name, pack string) v1alpha1.AgentRuntimeSpec {
+	return v1alpha1.AgentRuntimeSpec{
+		PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: pack, Version: packVersion},
+		Providers: []v1alpha1.AgentRuntimeProvider{{Name: "default",
+			ProviderRef: v1alpha1.NamespacedObjectReference{Name: name}}},
+		Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+	}
 }
