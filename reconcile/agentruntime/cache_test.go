@@ -68,3 +68,29 @@ func TestDeploymentCacheKeepsOnlyTheReplicasOwnership(t *testing.T) {
 		})
 	}
 }
+
+// TestDeploymentCacheDropsThePodSpec: the cached Deployment keeps what the
+// controller reads (the applied hash, replicas, status, the operator's
+// replicas ownership) and no pod spec.
+func TestDeploymentCacheDropsThePodSpec(t *testing.T) {
+	d, _, err := Deployment(agent(), resolved())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Spec.Template.Spec.Containers) == 0 {
+		t.Fatal("the builder made no containers: the test would prove nothing")
+	}
+	d.Annotations = map[string]string{AppliedHashAnnotation: "h"}
+	d.Status.AvailableReplicas = 1
+	out, err := deploymentCacheTransform(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*appsv1.Deployment)
+	if len(got.Spec.Template.Spec.Containers) != 0 || len(got.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("the cached Deployment keeps its pod spec: %d containers", len(got.Spec.Template.Spec.Containers))
+	}
+	if got.Annotations[AppliedHashAnnotation] != "h" || got.Spec.Replicas == nil || got.Status.AvailableReplicas != 1 {
+		t.Errorf("the cached Deployment lost what the controller reads: %+v", got.ObjectMeta.Annotations)
+	}
+}
