@@ -79,13 +79,13 @@ func liveAgent() *v1alpha1.AgentRuntime {
 				ExtraEnv:     []corev1.EnvVar{{Name: "LOG_SAMPLING", Value: "off"}},
 				Events:       &v1alpha1.AgentRuntimeEvents{Record: "lifecycle"},
 			},
-			Evals:        &v1alpha1.AgentRuntimeEvals{Enabled: true},
-			Memory:       &v1alpha1.AgentRuntimeMemory{Enabled: true},
-			ExternalAuth: &v1alpha1.AgentRuntimeExternalAuth{ClientKeys: &v1alpha1.AgentRuntimeClientKeys{}},
-			Console:      &v1alpha1.AgentRuntimeConsole{MaxFiles: ptr.To[int32](3)},
-			Duplex:       &v1alpha1.AgentRuntimeDuplex{Enabled: true},
-			ServiceGroup: "blue",
-			PrivacyPolicyRef: &v1alpha1.LocalObjectReference{Name: "strict"},
+			Evals:               &v1alpha1.AgentRuntimeEvals{Enabled: true},
+			Memory:              &v1alpha1.AgentRuntimeMemory{Enabled: true},
+			ExternalAuth:        &v1alpha1.AgentRuntimeExternalAuth{ClientKeys: &v1alpha1.AgentRuntimeClientKeys{}},
+			Console:             &v1alpha1.AgentRuntimeConsole{MaxFiles: ptr.To[int32](3)},
+			Duplex:              &v1alpha1.AgentRuntimeDuplex{Enabled: true},
+			ServiceGroup:        "blue",
+			PrivacyPolicyRef:    &v1alpha1.LocalObjectReference{Name: "strict"},
 			ExtraPodAnnotations: map[string]string{"prometheus.io/scrape": "true"},
 			PodOverrides:        &v1alpha1.PodOverrides{ServiceAccountName: "bot-sa"},
 		},
@@ -395,16 +395,20 @@ func TestMerge(t *testing.T) {
 		},
 		// ---- tier: FieldMerged promptPackRef (plain) ----
 		{
-			name:        "promptPackRef: name and pin from the intent",
-			desired:     func(ar *v1alpha1.AgentRuntime) { ar.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "other-pack", Version: "2.0.0"} },
+			name: "promptPackRef: name and pin from the intent",
+			desired: func(ar *v1alpha1.AgentRuntime) {
+				ar.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "other-pack", Version: "2.0.0"}
+			},
 			wantChanged: true,
 			check: func(t *testing.T, live, merged *v1alpha1.AgentRuntime) {
 				eq(t, "promptPackRef", merged.Spec.PromptPackRef, &v1alpha1.AgentRuntimePromptPackRef{Name: "other-pack", Version: "2.0.0"})
 			},
 		},
 		{
-			name:        "promptPackRef: no deploy writes track",
-			desired:     func(ar *v1alpha1.AgentRuntime) { ar.Spec.PromptPackRef.Track = v1alpha1.AgentRuntimePromptPackTrackPrerelease },
+			name: "promptPackRef: no deploy writes track",
+			desired: func(ar *v1alpha1.AgentRuntime) {
+				ar.Spec.PromptPackRef.Track = v1alpha1.AgentRuntimePromptPackTrackPrerelease
+			},
 			wantChanged: false,
 			check: func(t *testing.T, live, merged *v1alpha1.AgentRuntime) {
 				eq(t, "promptPackRef", merged.Spec.PromptPackRef, &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "1.0.0"})
