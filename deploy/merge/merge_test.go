@@ -356,7 +356,7 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name: "facades: matched by type in the intent's order; a type the intent drops is removed; a new type starts bare",
+			name: "facades: a type the intent drops is removed with its settings; a kept type keeps its own",
 			live: func(ar *v1alpha1.AgentRuntime) {
 				ar.Spec.Facades = append(ar.Spec.Facades, v1alpha1.AgentRuntimeFacade{
 					Type: v1alpha1.AgentRuntimeFacadeTypeA2A, A2A: &v1alpha1.AgentRuntimeFacadeA2A{TaskTTL: "2h"},
@@ -371,6 +371,19 @@ func TestMerge(t *testing.T) {
 				eq(t, "type", merged.Spec.Facades[0].Type, v1alpha1.AgentRuntimeFacadeTypeA2A)
 				eq(t, "a2a.taskTTL (live, matched by type)", merged.Spec.Facades[0].A2A.TaskTTL, "2h")
 				eq(t, "port (live a2a facade's, defaulted)", merged.Spec.Facades[0].Port, ptr.To[int32](8080))
+			},
+		},
+		{
+			name: "facades: a type live does not have starts with only what the intent says",
+			desired: func(ar *v1alpha1.AgentRuntime) {
+				ar.Spec.Facades = append(ar.Spec.Facades, v1alpha1.AgentRuntimeFacade{Type: v1alpha1.AgentRuntimeFacadeTypeA2A, DataPlane: ptr.To(true)})
+			},
+			wantChanged: true,
+			check: func(t *testing.T, live, merged *v1alpha1.AgentRuntime) {
+				eq(t, "facades", merged.Spec.Facades[1], v1alpha1.AgentRuntimeFacade{
+					Type: v1alpha1.AgentRuntimeFacadeTypeA2A, DataPlane: ptr.To(true), Handler: FacadeHandler,
+				})
+				eq(t, "websocket keeps its port", merged.Spec.Facades[0].Port, ptr.To[int32](9000))
 			},
 		},
 		{
