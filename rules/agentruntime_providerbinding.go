@@ -76,6 +76,7 @@ func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entr
 			switch {
 			case f.Field == at || strings.HasPrefix(f.Field, at+"."):
 				f.Field = to + strings.TrimPrefix(f.Field, at)
+				f.Message = strings.ReplaceAll(f.Message, at+".", to+".")
 				if f.Field == to+".name" {
 					nameOK = false
 				}

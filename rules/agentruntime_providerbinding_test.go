@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -71,6 +72,8 @@ func TestAgentRuntimeProviderBindings(t *testing.T) {
 			[]want{{1, namePattern, "spec.providers[1].name"}}},
 		{"rejected: name too long", []v1alpha1.AgentRuntimeProvider{b("a123456789a123456789a123456789a123456789a123456789a123456789abcd", "c", "")},
 			[]want{{0, nameLength, "spec.providers[0].name"}}},
+		{"rejected: two bad names, the second judged without the first", []v1alpha1.AgentRuntimeProvider{b("Bad", "a", ""), b("Worse", "b", "")},
+			[]want{{0, namePattern, "spec.providers[0].name"}, {1, namePattern, "spec.providers[1].name"}}},
 		{"rejected: empty ref", []v1alpha1.AgentRuntimeProvider{b("default", "", "")},
 			[]want{{0, refLength, "spec.providers[0].providerRef.name"}}},
 		{"rejected: unsupported role", []v1alpha1.AgentRuntimeProvider{b("default", "c", "chat")},
@@ -97,6 +100,10 @@ func TestAgentRuntimeProviderBindings(t *testing.T) {
 					flat = append(flat, want{i, f.RuleID, f.Field})
 					if f.Message == "" {
 						t.Errorf("finding %s has no message", f)
+					}
+					// A message naming a path names the entry's own.
+					if strings.Contains(f.Message, "spec.providers[") && !strings.Contains(f.Message, "spec.providers["+strconv.Itoa(i)+"]") {
+						t.Errorf("finding %s: the message names another entry", f)
 					}
 				}
 			}

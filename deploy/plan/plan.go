@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,7 +49,7 @@ const (
 )
 
 // placeholderRef stands for a Provider name in a remediation when the
-// workspace has no llm Provider to suggest.
+// workspace has no usable llm Provider to suggest.
 const placeholderRef = "<a Provider in this workspace>"
 
 // Plan resolves req's provider, tool-registry and skill bindings against
@@ -141,7 +140,8 @@ func (p *planner) noDeployConfig() intent.Diagnostic {
 	if err := p.reader.List(p.ctx, &list, client.InNamespace(p.namespace)); err == nil {
 		var names []string
 		for i := range list.Items {
-			if rules.AgentRuntimeProviderRole(string(list.Items[i].Spec.Role)) == string(v1alpha1.ProviderRoleLLM) {
+			pr := &list.Items[i]
+			if rules.AgentRuntimeProviderRole(string(pr.Spec.Role)) == string(v1alpha1.ProviderRoleLLM) && providerUsable(pr) {
 				names = append(names, list.Items[i].Name)
 			}
 		}
@@ -258,7 +258,7 @@ func (p *planner) provider(base string, b ProviderBinding, role string, roleOK b
 			Remediation: "create Provider " + b.Ref + " in namespace " + p.namespace +
 				", or change the ref to an existing Provider (a Provider created a moment ago may not be seen yet)"})
 	}
-	if phase := prov.Status.Phase; phase != "" && phase != v1alpha1.ProviderPhaseReady {
+	if phase := prov.Status.Phase; !providerUsable(prov) {
 		return append(diags, intent.Diagnostic{Code: CodeProviderNotReady, Path: base + ".ref",
 			Message:     "provider " + strconv.Quote(b.Ref) + " is not ready (phase: " + string(phase) + ")",
 			Remediation: "wait for Provider " + b.Ref + " to become Ready (phase: " + string(phase) + "), or change the ref"})
@@ -273,6 +273,12 @@ func (p *planner) provider(base string, b ProviderBinding, role string, roleOK b
 			Remediation: "set role: " + got + " on the binding, or reference a Provider with role " + want})
 	}
 	return diags
+}
+
+// providerUsable is the plan's readiness: phase Ready, or no phase yet
+// (deploy-intent.md § Checking a plan: "its phase is Ready or empty").
+func providerUsable(p *v1alpha1.Provider) bool {
+	return p.Status.Phase == "" || p.Status.Phase == v1alpha1.ProviderPhaseReady
 }
 
 // providerInvalid turns a catalog finding on a provider binding into an
@@ -367,7 +373,3 @@ func (p *planner) skills(ss []SkillBinding, out []intent.PlanSkill, diags []inte
 	}
 	return out, diags
 }
-
-// Marshal encodes a plan response; a convenience for callers and tests that
-// want the wire bytes.
-func Marshal(resp intent.PlanResponse) ([]byte, error) { return json.Marshal(resp) }
