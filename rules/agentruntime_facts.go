@@ -27,7 +27,7 @@ func init() {
 		Check:     checkAgentRuntimeProviderExists,
 	})
 	Default.Register(Rule{
-		ID:        "agentruntime/provider-role",
+		ID:        AgentRuntimeProviderRoleID,
 		Kinds:     agentRuntimeKinds,
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,

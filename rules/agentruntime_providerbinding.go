@@ -28,12 +28,19 @@ func AgentRuntimeProviderRoleMismatch(bindingRole, providerRole string) (want, g
 	return want, got, want != got
 }
 
+// The rule IDs a caller of AgentRuntimeProviderBindings and
+// AgentRuntimeProviderRoleMismatch names in its own answers.
 const (
-	// agentRuntimeProvidersPath is where an AgentRuntime's bindings live.
-	agentRuntimeProvidersPath = "spec.providers"
-	// agentRuntimeProviderNamesUnique is the CRD's list rule on them.
-	agentRuntimeProviderNamesUnique = "agentruntime/provider-names-unique"
+	// AgentRuntimeProviderNamesUniqueID is the CRD's list rule on
+	// spec.providers: every name once.
+	AgentRuntimeProviderNamesUniqueID = "agentruntime/provider-names-unique"
+	// AgentRuntimeProviderRoleID is the rule whose decision
+	// AgentRuntimeProviderRoleMismatch is (reason RoleMismatch).
+	AgentRuntimeProviderRoleID = "agentruntime/provider-role"
 )
+
+// agentRuntimeProvidersPath is where an AgentRuntime's bindings live.
+const agentRuntimeProvidersPath = "spec.providers"
 
 // AgentRuntimeProviderBindings judges provider bindings exactly as the
 // AgentRuntime CRD judges spec.providers, with the API server's own
@@ -84,7 +91,7 @@ func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entr
 				// A list rule broken by adding this entry: a duplicate
 				// is this entry's name, a list too long this entry.
 				f.Field = to
-				if f.RuleID == agentRuntimeProviderNamesUnique {
+				if f.RuleID == AgentRuntimeProviderNamesUniqueID {
 					f.Field = to + ".name"
 				}
 				nameOK = false

@@ -80,10 +80,10 @@ func TestAgentRuntimeProviderBindings(t *testing.T) {
 			[]want{{0, roleEnum, "spec.providers[0].role"}}},
 		{"rejected: duplicate name on the later entry", []v1alpha1.AgentRuntimeProvider{
 			b("default", "a", ""), b("judge", "b", ""), b("default", "c", "")},
-			[]want{{2, agentRuntimeProviderNamesUnique, "spec.providers[2].name"}}},
+			[]want{{2, AgentRuntimeProviderNamesUniqueID, "spec.providers[2].name"}}},
 		{"rejected: a duplicate behind an entry with a bad role", []v1alpha1.AgentRuntimeProvider{
 			b("default", "a", "chat"), b("default", "c", "")},
-			[]want{{0, roleEnum, "spec.providers[0].role"}, {1, agentRuntimeProviderNamesUnique, "spec.providers[1].name"}}},
+			[]want{{0, roleEnum, "spec.providers[0].role"}, {1, AgentRuntimeProviderNamesUniqueID, "spec.providers[1].name"}}},
 		{"rejected: the 33rd entry", many, []want{{32, "agentruntime/schema:spec.providers:maxItems", "spec.providers[32]"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -268,8 +268,8 @@ func (p *planner) provider(base string, b ProviderBinding, role string, roleOK b
 	}
 	if want, got, mismatch := rules.AgentRuntimeProviderRoleMismatch(role, string(prov.Spec.Role)); mismatch {
 		return append(diags, intent.Diagnostic{Code: CodeProviderRoleMismatch, Path: base + ".role",
-			Message: "provider " + strconv.Quote(b.Ref) + " has role " + got + " but the binding requires " + want +
-				" [agentruntime/provider-role: the AgentRuntime would fail with RoleMismatch]",
+			Message: "[" + rules.AgentRuntimeProviderRoleID + "] provider " + strconv.Quote(b.Ref) + " has role " + got +
+				" but the binding requires " + want + "; an agent bound this way fails (RoleMismatch)",
 			Remediation: "set role: " + got + " on the binding, or reference a Provider with role " + want})
 	}
 	return diags
@@ -289,6 +289,9 @@ func providerInvalid(base, key string, b ProviderBinding, f rules.Finding) inten
 	case "name":
 		path = base + ".name"
 		rem = "give the binding a unique name of lower-case letters, digits and '-' (at most 63 characters), e.g. default"
+		if f.RuleID == rules.AgentRuntimeProviderNamesUniqueID {
+			rem = "rename this binding: an earlier binding is already named " + strconv.Quote(b.Name) + ", and each needs its own name"
+		}
 	case "ref":
 		path = base + ".ref"
 		rem = "set ref to the name of a Provider in this workspace"
