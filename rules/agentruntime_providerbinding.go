@@ -59,19 +59,25 @@ const agentRuntimeProvidersPath = "spec.providers"
 // findings is well-formed.
 func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entries []v1alpha1.AgentRuntimeProvider) ([][]Finding, error) {
 	out := make([][]Finding, len(entries))
-	// kept holds the earlier entries with a valid name, reduced to what the
-	// list rules read (their name), so one entry's other faults never hide
-	// a later duplicate.
+	all := make([]any, len(entries))
+	for i, e := range entries {
+		all[i] = agentRuntimeBindingEntry(e)
+	}
+	// The common case first: the whole list at once, judged clean.
+	res, err := sv.Validate(ctx, agentRuntimeBindingHolder(all), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Findings) == 0 {
+		return out, nil
+	}
+	// Otherwise each entry in turn, after the earlier ones. kept holds the
+	// earlier entries with a valid name, reduced to what the list rules
+	// read (their name), so one entry's other faults never hide a later
+	// duplicate.
 	var kept []any
 	for i, e := range entries {
-		entry := map[string]any{"name": e.Name, "providerRef": map[string]any{"name": e.ProviderRef.Name}}
-		if e.ProviderRef.Namespace != "" {
-			entry["providerRef"].(map[string]any)["namespace"] = e.ProviderRef.Namespace
-		}
-		if e.Role != "" {
-			entry["role"] = string(e.Role)
-		}
-		list := append(append(make([]any, 0, len(kept)+1), kept...), entry)
+		list := append(append(make([]any, 0, len(kept)+1), kept...), all[i])
 		res, err := sv.Validate(ctx, agentRuntimeBindingHolder(list), nil)
 		if err != nil {
 			return nil, err
@@ -109,6 +115,20 @@ func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entr
 		}
 	}
 	return out, nil
+}
+
+// agentRuntimeBindingEntry is one spec.providers entry as a manifest
+// carries it.
+func agentRuntimeBindingEntry(e v1alpha1.AgentRuntimeProvider) map[string]any {
+	ref := map[string]any{"name": e.ProviderRef.Name}
+	if e.ProviderRef.Namespace != "" {
+		ref["namespace"] = e.ProviderRef.Namespace
+	}
+	entry := map[string]any{"name": e.Name, "providerRef": ref}
+	if e.Role != "" {
+		entry["role"] = string(e.Role)
+	}
+	return entry
 }
 
 // agentRuntimeBindingHolder is the smallest AgentRuntime the schema admits,
