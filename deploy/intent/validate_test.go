@@ -1,0 +1,66 @@
+package intent
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/altairalabs/omnia/licensing"
+	"github.com/altairalabs/omnia/rules"
+)
+
+// TestValidate: decoded intents go through the catalog's deployintent rules,
+// with the intent's JSON paths and the derived name.
+func TestValidate(t *testing.T) {
+	enterprise := rules.LicenseFacts{Source: licensing.License{Tier: licensing.TierEnterprise,
+		Features: map[string]bool{licensing.FeaturePolicyProxy: true}}}
+	derived := DevName("my-project", "u1")
+	for _, tc := range []struct {
+		name  string
+		body  string
+		facts rules.Facts
+		want  []string // "ruleID field"
+	}{
+		{name: "the spec's project example", body: specExample, facts: enterprise},
+		{name: "the full published intent", body: fullIntent, facts: enterprise},
+		{name: "open-core refuses a project", body: specExample, facts: nil,
+			want: []string{"deployintent/project-license pack.project"}},
+		{name: "a project agent named otherwise", body: withIntent(`"idleTimeout": "30m"`, `"idleTimeout": "30m", "name": "support-bot"`),
+			facts: enterprise, want: []string{"deployintent/project-names-derived agents[0].name"}},
+		{name: "a project agent named as derived", body: withIntent(`"idleTimeout": "30m"`, `"idleTimeout": "30m", "name": "`+derived+`"`),
+			facts: enterprise},
+		{name: "a project with content and a rollout", body: withIntent(`"id": "my-project" }`, `"id": "my-project" }, "content": "{}"`),
+			facts: enterprise, want: []string{"deployintent/project-excludes-content pack.content"}},
+		{name: "credentials with tools.ref, a bad key, a zero idle timeout",
+			body: strings.Replace(strings.Replace(strings.Replace(fullIntent,
+				`"tools": { "handlers": [{`, `"tools": { "ref": "shared", "handlers": [{`, 1),
+				`"GITHUB_TOKEN": "ghp_x"`, `"GITHUB TOKEN": "ghp_x"`, 1), `"idleTimeout": "1h"`, `"idleTimeout": "0s"`, 1),
+			facts: enterprise, want: []string{
+				"deployintent/credential-key-pattern credentials.data[GITHUB TOKEN]",
+				"deployintent/idle-timeout-positive agents[0].idleTimeout",
+				"deployintent/tools-ref-xor-handlers tools.handlers",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := Decode([]byte(tc.body))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			dn := ""
+			if in.Pack.Project != nil {
+				dn = DevName(in.Pack.Project.ID, "u1")
+			}
+			var got []string
+			for _, f := range Validate(in, tc.facts, dn) {
+				got = append(got, f.RuleID+" "+f.Field)
+				if strings.Contains(f.Message, "ghp_x") {
+					t.Errorf("a finding carries a credential value: %s", f)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
