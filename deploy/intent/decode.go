@@ -216,6 +216,12 @@ func (w *walker) valueTok(tok json.Token, t reflect.Type, path, bound string) er
 		return w.fail(path, "null is not a value here")
 	}
 	if t == rawMessageType {
+		// A free-form block (a handler's tool, configs, auth) is copied
+		// onto an object field of the ToolRegistry handler: any JSON
+		// object.
+		if tok != json.Delim('{') {
+			return w.fail(path, "want an object, got "+tokenKind(tok))
+		}
 		return w.skip(tok, path, 0)
 	}
 	switch t.Kind() {

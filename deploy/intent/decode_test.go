@@ -139,10 +139,11 @@ func TestDecodeRefuses(t *testing.T) {
 			"agents[0].runtime.replicas", "want a 32-bit integer", true},
 		{"duplicate key", withIntent(`"idleTimeout": "30m"`, `"idleTimeout": "30m", "idleTimeout": "1h"`), "agents[0].idleTimeout", "duplicate key", true},
 		{"duplicate map key", withIntent(`"pack"`, `"labels": {"a": "1", "a": "2"}, "pack"`), "labels[a]", "duplicate key", true},
+		{"a free-form block not an object", handlerBody(`"https://x"`), "tools.handlers[0].httpConfig", "want an object, got a string", true},
 		{"a map value not a string", withIntent(`"pack"`, `"credentials": {"data": {"K": 1}}, "pack"`), "credentials.data[K]", "want a string", true},
 		{"too many agents", agentsBody(MaxAgents + 1), "agents", fmt.Sprintf("at most %d entries", MaxAgents), true},
 		{"too many credential keys", credentialsBody(MaxCredentialKeys + 1), "credentials.data", fmt.Sprintf("at most %d keys", MaxCredentialKeys), true},
-		{"too deep a free-form block", handlerBody(strings.Repeat("[", MaxRawDepth+1) + strings.Repeat("]", MaxRawDepth+1)),
+		{"too deep a free-form block", handlerBody(`{"a": ` + strings.Repeat("[", MaxRawDepth) + strings.Repeat("]", MaxRawDepth) + `}`),
 			"tools.handlers[0].httpConfig", "nested more than", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,9 +165,9 @@ func TestDecodeRefuses(t *testing.T) {
 
 func TestDecodeBoundsAccepted(t *testing.T) {
 	for name, body := range map[string]string{
-		"MaxAgents agents":               agentsBody(MaxAgents),
-		"MaxCredentialKeys keys":         credentialsBody(MaxCredentialKeys),
-		"a block MaxRawDepth levels deep": handlerBody(strings.Repeat("[", MaxRawDepth) + strings.Repeat("]", MaxRawDepth)),
+		"MaxAgents agents":                  agentsBody(MaxAgents),
+		"MaxCredentialKeys keys":            credentialsBody(MaxCredentialKeys),
+		"a block MaxRawDepth-1 levels deep": handlerBody(`{"a": ` + strings.Repeat("[", MaxRawDepth-1) + strings.Repeat("]", MaxRawDepth-1) + `}`),
 	} {
 		if _, err := Decode([]byte(body)); err != nil {
 			t.Errorf("%s: %v", name, err)

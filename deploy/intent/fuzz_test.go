@@ -16,7 +16,7 @@ func FuzzDecode(f *testing.F) {
 		specExample, fullIntent, `{}`, `null`, `[]`, `{"apiVersion":"deploy.omnia.altairalabs.ai/v1"}`,
 		`{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{"version":"vv1"},"agents":[]}`,
 		`{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{},"agents":[{"providers":[]}],"labels":{}}`,
-		withIntent(`"pack"`, `"tools": {"handlers": [{"name": "h", "type": "http", "tool": [ 1, {"a" : null} ], "auth": null}]}, "pack"`),
+		withIntent(`"pack"`, `"tools": {"handlers": [{"name": "h", "type": "http", "tool": {"x": [ 1, {"a" : null} ]}, "auth": null}]}, "pack"`),
 		specExample + " x",
 	} {
 		f.Add([]byte(seed))
