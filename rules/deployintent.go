@@ -207,13 +207,13 @@ func init() {
 		{
 			ID:    DeployIntentAgentsRequiredRuleID,
 			Doc:   "agents is required and has at least one entry (deploy-intent-fields.md: agents, required, at least one).",
-			Spec:  "deploy-intent-fields.md#deployintent",
+			Spec:  "deploy-intent-fields.md",
 			Check: checkDeployIntentAgentsRequired,
 		},
 		{
 			ID:    DeployIntentProvidersRequiredRuleID,
 			Doc:   "Every agents[] entry has at least one provider, and each agents[].providers[] entry has a name and a ref (deploy-intent-fields.md: providers and its name and ref are required).",
-			Spec:  "deploy-intent-fields.md#deployintent",
+			Spec:  "deploy-intent-fields.md",
 			Check: checkDeployIntentProvidersRequired,
 		},
 		{

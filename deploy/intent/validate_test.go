@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 			facts: enterprise, want: []string{"deployintent/project-names-derived agents[0].name"}},
 		{name: "a project agent named as derived", body: withIntent(`"idleTimeout": "30m"`, `"idleTimeout": "30m", "name": "`+derived+`"`),
 			facts: enterprise},
-		{name: "a project with content and a rollout", body: withIntent(`"id": "my-project" }`, `"id": "my-project" }, "content": "{}"`),
+		{name: "a project with content", body: withIntent(`"id": "my-project" }`, `"id": "my-project" }, "content": "{}"`),
 			facts: enterprise, want: []string{"deployintent/project-excludes-content pack.content"}},
 		{name: "credentials with tools.ref, a bad key, a zero idle timeout",
 			body: strings.Replace(strings.Replace(strings.Replace(fullIntent,
