@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DecodeError is a request the decoder refuses: the HTTP server answers 400
@@ -344,6 +345,7 @@ func (w *walker) object(tok json.Token, t reflect.Type, path, bound string) erro
 			return w.fail(join(path, name), "required")
 		}
 	}
+
 	_, err := w.token(path) // '}'
 	return err
 }
@@ -388,10 +390,16 @@ type jsonField struct {
 	required bool
 }
 
+// fieldCache holds jsonFields by type; the wire types are few and fixed.
+var fieldCache sync.Map // reflect.Type → map[string]jsonField
+
 // jsonFields returns a struct's JSON fields by exact name. A field without
 // omitempty is required: the schema of record marks it so
-// (deploy-intent-fields.md: no "?").
+// (deploy-intent-fields.md: no "?"). The map is shared: do not modify it.
 func jsonFields(t reflect.Type) map[string]jsonField {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]jsonField)
+	}
 	out := map[string]jsonField{}
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -401,9 +409,12 @@ func jsonFields(t reflect.Type) map[string]jsonField {
 		}
 		out[name] = jsonField{typ: sf.Type, required: !hasOpt(opts, "omitempty")}
 	}
+	fieldCache.Store(t, out)
 	return out
 }
 
+// requiredFields returns a struct's required JSON field names, in field
+// order (so a refusal names the first missing one).
 func requiredFields(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {

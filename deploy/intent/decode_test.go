@@ -204,3 +204,17 @@ func TestDecodeNullOptional(t *testing.T) {
 		t.Errorf("tool = %q, auth = %q, labels = %v; want tool absent, auth compact, labels absent", h.Tool, h.Auth, in.Labels)
 	}
 }
+
+// BenchmarkDecode: the full intent, and MaxAgents agents.
+func BenchmarkDecode(b *testing.B) {
+	for name, body := range map[string][]byte{"full": []byte(fullIntent), "maxAgents": []byte(agentsBody(MaxAgents))} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := Decode(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
