@@ -64,3 +64,27 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorResponses: the 400 bodies carry the decode path, or each
+// finding's rule ID, field and message.
+func TestErrorResponses(t *testing.T) {
+	_, err := Decode([]byte(withIntent(`"idleTimeout": "30m"`, `"idleTimeout": "30m", "runtime": {"gpu": 1}`)))
+	if got := BadRequest(err); got.Path != "agents[0].runtime.gpu" || !strings.HasPrefix(got.Error, "agents[0].runtime.gpu: unknown field") {
+		t.Errorf("BadRequest = %+v", got)
+	}
+	in, err := Decode([]byte(withIntent(`"30m"`, `"0s"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Invalid(Validate(in, nil, DevName("my-project", "u1")))
+	var ids []string
+	for _, f := range got.Findings {
+		ids = append(ids, f.RuleID+" "+f.Field)
+		if f.Message == "" || !strings.Contains(got.Error, "["+f.RuleID+"] "+f.Field+": "+f.Message) {
+			t.Errorf("finding %+v: no message, or not in the summary %q", f, got.Error)
+		}
+	}
+	if want := []string{"deployintent/idle-timeout-positive agents[0].idleTimeout", "deployintent/project-license pack.project"}; !slices.Equal(ids, want) {
+		t.Errorf("findings %v, want %v", ids, want)
+	}
+}
