@@ -158,9 +158,9 @@ func (d *deployFlags) request(plan bool) (*deployRequest, error) {
 		tlsConfig.RootCAs = pool
 	}
 	return &deployRequest{
-		url:   strings.TrimSuffix(base.String(), "/") + "/api/v1/workspaces/" + url.PathEscape(d.workspace) + route,
-		token: tok,
-		body:  body,
+		url:    strings.TrimSuffix(base.String(), "/") + "/api/v1/workspaces/" + url.PathEscape(d.workspace) + route,
+		token:  tok,
+		body:   body,
 		client: &http.Client{Timeout: deployTimeout, Transport: &http.Transport{TLSClientConfig: tlsConfig}},
 	}, nil
 }
