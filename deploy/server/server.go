@@ -93,7 +93,6 @@ type Handler struct {
 	inFlight map[string]int
 }
 
-
 // New builds the handler.
 func New(opts Options) (*Handler, error) {
 	if opts.Verifier == nil || opts.Verifier.Keys == nil {

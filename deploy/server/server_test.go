@@ -597,7 +597,10 @@ func TestGracefulShutdown(t *testing.T) {
 	a := start(t, server.Options{Deployer: d})
 	tok := token(t, signer, claims("alice", "acme", "acme-ns", auth.RoleEditor))
 	held := make(chan reply, 1)
-	go func() { r, _ := a.try(http.MethodPost, "/api/v1/workspaces/acme/deployments", tok, []byte("{}")); held <- r }()
+	go func() {
+		r, _ := a.try(http.MethodPost, "/api/v1/workspaces/acme/deployments", tok, []byte("{}"))
+		held <- r
+	}()
 	<-d.entered
 	stopped := make(chan error, 1)
 	go func() { stopped <- a.stop() }()
