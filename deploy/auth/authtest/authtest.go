@@ -10,7 +10,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -58,6 +61,53 @@ func NewSigner(kid, alg string) (*Signer, error) {
 		return nil, err
 	}
 	return &Signer{KID: kid, Alg: alg, Key: key, method: method}, nil
+}
+
+// SignerFromKey wraps an existing private key (e.g. one kept on disk by
+// `make run`) as a Signer for alg.
+func SignerFromKey(kid, alg string, key crypto.Signer) (*Signer, error) {
+	method := jwt.GetSigningMethod(alg)
+	if method == nil {
+		return nil, fmt.Errorf("authtest: unknown alg %q", alg)
+	}
+	return &Signer{KID: kid, Alg: alg, Key: key, method: method}, nil
+}
+
+// LoadOrCreateES256 loads an ES256 signer's P-256 key from a PKCS #8 PEM
+// file, creating the file (0600) with a new key when it does not exist.
+// `make run` keeps its development deploy API key this way.
+func LoadOrCreateES256(path, kid string) (*Signer, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+			return nil, err
+		}
+		return SignerFromKey(kid, "ES256", key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%s: no PEM block", path)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ec, ok := k.(*ecdsa.PrivateKey)
+	if !ok || ec.Curve != elliptic.P256() {
+		return nil, fmt.Errorf("%s: not a P-256 key", path)
+	}
+	return SignerFromKey(kid, "ES256", ec)
 }
 
 // MustSigner is NewSigner that panics.
