@@ -72,10 +72,12 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 	if f.maxBody <= 0 || f.maxInFlight <= 0 {
 		return fmt.Errorf("--deploy-api-max-body-bytes (%d) and --deploy-api-max-in-flight-per-caller (%d) must be positive", f.maxBody, f.maxInFlight)
 	}
+	log := ctrl.Log.WithName("deploy-api")
 	keys, err := auth.NewFileKeys(f.jwksFile)
 	if err != nil {
 		return err
 	}
+	keys.Log = log
 	// The profile's kinds: their informers start with the cache, so
 	// /readyz (cache sync) covers them and the first request is local.
 	for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
@@ -83,7 +85,6 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 			return fmt.Errorf("deploy API: starting the %T informer: %w", o, err)
 		}
 	}
-	log := ctrl.Log.WithName("deploy-api")
 	opts := server.Options{
 		Verifier:             &auth.Verifier{Keys: keys, Issuer: f.issuer},
 		Reader:               mgr.GetCache(),

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -130,6 +131,9 @@ func ParseJWKS(data []byte) (StaticKeys, error) {
 // good set in force (LastError says why).
 type FileKeys struct {
 	path string
+	// Log receives a reload's failure (once per distinct error) and the
+	// recovery after one.
+	Log logr.Logger
 
 	mu      sync.Mutex
 	keys    StaticKeys
@@ -174,7 +178,14 @@ func (f *FileKeys) reload() error {
 func (f *FileKeys) Key(kid string) (Key, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.lastErr = f.reload()
+	err := f.reload()
+	switch {
+	case err != nil && (f.lastErr == nil || f.lastErr.Error() != err.Error()):
+		f.Log.Error(err, "re-reading the deploy API's JWKS file failed; the last good keys stay in force")
+	case err == nil && f.lastErr != nil:
+		f.Log.Info("the deploy API's JWKS file loads again", "path", f.path)
+	}
+	f.lastErr = err
 	k, ok := f.keys[kid]
 	return k, ok
 }
