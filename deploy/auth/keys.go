@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-logr/logr"
 	"github.com/golang-jwt/jwt/v5"
 )
 
