@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+
+	"github.com/go-logr/logr"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +29,8 @@ import (
 type deployAPIFlags struct {
 	bindAddress string
 	jwksFile    string
+	jwksURL     string
+	jwksCAFile  string
 	issuer      string
 	endpoint    string
 	maxBody     int64
@@ -44,7 +49,11 @@ func init() {
 	flag.StringVar(&deployAPIOpts.bindAddress, "deploy-api-bind-address", "",
 		"address the deploy API is served on over HTTPS with the webhook's serving certificate (e.g. :9444); empty or 0 turns it off")
 	flag.StringVar(&deployAPIOpts.jwksFile, "deploy-api-jwks-file", "",
-		"JWKS file (JSON Web Key Set) of the public keys the dashboard signs deploy API tokens with; re-read when it changes. Required with --deploy-api-bind-address")
+		"JWKS file (JSON Web Key Set) of the public keys the dashboard signs deploy API tokens with; re-read when it changes. With --deploy-api-bind-address, this or --deploy-api-jwks-url is required")
+	flag.StringVar(&deployAPIOpts.jwksURL, "deploy-api-jwks-url", "",
+		"https URL of that JWKS instead of a file (e.g. the dashboard's): fetched on first use, again when a token names an unknown kid (at most every 30s) and every 5m; a failed fetch keeps the last keys")
+	flag.StringVar(&deployAPIOpts.jwksCAFile, "deploy-api-jwks-ca-file", "",
+		"PEM CA bundle the --deploy-api-jwks-url server's certificate must chain to (default: the system roots)")
 	flag.StringVar(&deployAPIOpts.issuer, "deploy-api-token-issuer", "",
 		"when set, a deploy API token's iss must equal it")
 	flag.StringVar(&deployAPIOpts.endpoint, "deploy-api-advertise-url", "",
@@ -60,24 +69,21 @@ func (f *deployAPIFlags) enabled() bool { return f.bindAddress != "" && f.bindAd
 
 // setupDeployAPI adds the deploy API's server to the manager as a runnable
 // every replica runs, with its readiness check. It is a configuration error
-// (the operator stops) to turn it on without a JWKS file that loads.
+// (the operator stops) to turn it on without keys: a JWKS file that loads,
+// or an https JWKS URL.
 func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 	f := deployAPIOpts
 	if !f.enabled() {
 		return nil
 	}
-	if f.jwksFile == "" {
-		return errors.New("--deploy-api-bind-address needs --deploy-api-jwks-file: the keys deploy API tokens are verified with")
+	log := ctrl.Log.WithName("deploy-api")
+	keys, err := deployAPIKeys(f, log)
+	if err != nil {
+		return err
 	}
 	if f.maxBody <= 0 || f.maxInFlight <= 0 {
 		return fmt.Errorf("--deploy-api-max-body-bytes (%d) and --deploy-api-max-in-flight-per-caller (%d) must be positive", f.maxBody, f.maxInFlight)
 	}
-	log := ctrl.Log.WithName("deploy-api")
-	keys, err := auth.NewFileKeys(f.jwksFile)
-	if err != nil {
-		return err
-	}
-	keys.Log = log
 	// The profile's kinds: their informers start with the cache, so
 	// /readyz (cache sync) covers them and the first request is local.
 	for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
@@ -107,4 +113,35 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 		return err
 	}
 	return mgr.AddReadyzCheck("deploy-api", srv.Started)
+}
+
+// deployAPIKeys is the token-signing key set: exactly one of the JWKS file
+// (which must load now) or the JWKS URL (fetched on first use).
+func deployAPIKeys(f deployAPIFlags, log logr.Logger) (auth.KeySet, error) {
+	switch {
+	case f.jwksFile != "" && f.jwksURL != "":
+		return nil, errors.New("--deploy-api-jwks-file and --deploy-api-jwks-url are exclusive")
+	case f.jwksFile != "":
+		keys, err := auth.NewFileKeys(f.jwksFile)
+		if err != nil {
+			return nil, err
+		}
+		keys.Log = log
+		return keys, nil
+	case f.jwksURL != "":
+		var ca []byte
+		if f.jwksCAFile != "" {
+			var err error
+			if ca, err = os.ReadFile(f.jwksCAFile); err != nil {
+				return nil, fmt.Errorf("--deploy-api-jwks-ca-file: %w", err)
+			}
+		}
+		keys, err := auth.NewURLKeys(f.jwksURL, ca, 0)
+		if err != nil {
+			return nil, err
+		}
+		keys.Log = log
+		return keys, nil
+	}
+	return nil, errors.New("--deploy-api-bind-address needs --deploy-api-jwks-file or --deploy-api-jwks-url: the keys deploy API tokens are verified with")
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -152,7 +155,54 @@ func TestDeployAPINeedsKeys(t *testing.T) {
 		op.Stop()
 		t.Fatal("the operator kept running without --deploy-api-jwks-file")
 	}
-	if log := operatorLog(t, op); !strings.Contains(log, "--deploy-api-jwks-file") {
+	if log := operatorLog(t, op); !strings.Contains(log, "needs --deploy-api-jwks-file or --deploy-api-jwks-url") {
 		t.Fatalf("the log does not name the missing flag:\n%s", log)
+	}
+}
+
+// TestDeployAPIJWKSURL: with --deploy-api-jwks-url the operator fetches the
+// keys from an https server (here a local one, trusted through
+// --deploy-api-jwks-ca-file) and accepts the tokens they sign.
+func TestDeployAPIJWKSURL(t *testing.T) {
+	needsAPIServer(t)
+	signer := authtest.MustSigner("dash-url", "ES384")
+	jwks, err := authtest.JWKS(signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(jwks) }))
+	t.Cleanup(js.Close)
+	caFile := filepath.Join(t.TempDir(), "jwks-ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: js.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	op := launch(t, "operator", env.WebhookInstallOptions.LocalServingCertDir,
+		"--deploy-api-bind-address", addr, "--deploy-api-jwks-url", js.URL+"/jwks", "--deploy-api-jwks-ca-file", caFile)
+	if err := op.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := signer.Mint(authtest.Claims("alice", "acme", namespace(t), auth.RoleViewer, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/api/v1/workspaces/acme/deploy-profile", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t)}}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"workspace":"acme"`) {
+		t.Fatalf("profile with a token the JWKS URL's key signed: %d %s", resp.StatusCode, body)
 	}
 }
