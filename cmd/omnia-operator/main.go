@@ -106,6 +106,11 @@ func main() {
 		}
 	}
 
+	if err := setupDeployAPI(mgr, cert); err != nil {
+		log.Error(err, "setting up the deploy API")
+		os.Exit(1)
+	}
+
 	must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	// Ready only once the caches have synced and the webhook server answers
 	// a TLS handshake with its loaded serving certificate.

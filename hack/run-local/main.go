@@ -155,6 +155,12 @@ func run() error {
 		return err
 	}
 	defer stopRedis()
+	// The deploy API, with a development token-signing key
+	// (hack/deploy-token mints tokens with it).
+	deployArgs, deployURL, err := setupDeployAPI(state, env.WebhookInstallOptions.LocalServingCAData)
+	if err != nil {
+		return err
+	}
 	op, err := controlplane.StartOperator(controlplane.OperatorOptions{
 		Binary:      underRoot(root, *operatorBin),
 		Kubeconfig:  operatorKubeconfig,
@@ -166,7 +172,7 @@ func run() error {
 		// enterprise.enabled in the chart, with their queue's redis-server
 		// (arenaArgs holds --arena); with --open-core they still run and the
 		// licence gates refuse what needs a licence.
-		Args: append(append([]string{"--excluded-namespace", excluded}, licenseArgs...), arenaArgs...),
+		Args: append(append(append([]string{"--excluded-namespace", excluded}, licenseArgs...), arenaArgs...), deployArgs...),
 	})
 	if err != nil {
 		return err
@@ -179,6 +185,8 @@ func run() error {
 			excluded, "arena-license", devLicenseCustomer, filepath.Join(state, "license"))
 	}
 	fmt.Fprintf(os.Stderr, "operator ready (webhooks on 127.0.0.1:%d, %s, log %s)\n", env.WebhookInstallOptions.LocalServingPort, op.MetricsURL, op.LogPath)
+	fmt.Fprintf(os.Stderr, "deploy API at %s (CA %s; a token: go run ./hack/deploy-token -workspace <name>)\n",
+		deployURL, filepath.Join(state, "deploy-api", "ca.crt"))
 	// Prove the kubeconfig answers before publishing it, so a caller that
 	// waits for the file can use it at once.
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/go-logr/logr"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/deploy/auth"
+	"github.com/altairalabs/omnia/deploy/server"
+)
+
+// The deploy API (docs/deploy-api.md): its own HTTPS listener on every
+// replica, with the webhook's serving certificate, HTTP/1.1 only. Off
+// unless --deploy-api-bind-address is set; `make run` turns it on.
+//
+// The deploy profile reads the workspace's Providers (granted to the
+// Provider controller) and SkillSources from the cache.
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=skillsources,verbs=get;list;watch
+
+// deployAPIFlags configure the deploy API.
+type deployAPIFlags struct {
+	bindAddress string
+	jwksFile    string
+	jwksURL     string
+	jwksCAFile  string
+	issuer      string
+	endpoint    string
+	maxBody     int64
+	maxInFlight int
+}
+
+var deployAPIOpts deployAPIFlags
+
+// deployAPIBackends wire the routes' implementations: each package that
+// answers a route (the deployments Deployer, the plan Planner) appends a
+// function from its own file's init() that sets its field of the options,
+// so wiring a route never edits this file. A route nobody sets answers 501.
+var deployAPIBackends []func(mgr ctrl.Manager, o *server.Options) error
+
+func init() {
+	flag.StringVar(&deployAPIOpts.bindAddress, "deploy-api-bind-address", "",
+		"address the deploy API is served on over HTTPS with the webhook's serving certificate (e.g. :9444); empty or 0 turns it off")
+	flag.StringVar(&deployAPIOpts.jwksFile, "deploy-api-jwks-file", "",
+		"JWKS file (JSON Web Key Set) of the public keys the dashboard signs deploy API tokens with; re-read when it changes. With --deploy-api-bind-address, this or --deploy-api-jwks-url is required")
+	flag.StringVar(&deployAPIOpts.jwksURL, "deploy-api-jwks-url", "",
+		"https URL of that JWKS instead of a file (e.g. the dashboard's): fetched on first use, again when a token names an unknown kid (at most every 30s) and every 5m; a failed fetch keeps the last keys")
+	flag.StringVar(&deployAPIOpts.jwksCAFile, "deploy-api-jwks-ca-file", "",
+		"PEM CA bundle the --deploy-api-jwks-url server's certificate must chain to (default: the system roots)")
+	flag.StringVar(&deployAPIOpts.issuer, "deploy-api-token-issuer", "",
+		"when set, a deploy API token's iss must equal it")
+	flag.StringVar(&deployAPIOpts.endpoint, "deploy-api-advertise-url", "",
+		"the URL clients reach the deploy API at, reported as the deploy profile's api_endpoint (empty: api_endpoint is empty)")
+	flag.Int64Var(&deployAPIOpts.maxBody, "deploy-api-max-body-bytes", server.DefaultMaxBodyBytes,
+		"largest deploy API request body; a larger one answers 413")
+	flag.IntVar(&deployAPIOpts.maxInFlight, "deploy-api-max-in-flight-per-caller", server.DefaultMaxInFlightPerCaller,
+		"deploy API requests one caller (token subject) may have in progress; one more answers 429 with Retry-After")
+}
+
+// enabled reports whether the deploy API is on.
+func (f *deployAPIFlags) enabled() bool { return f.bindAddress != "" && f.bindAddress != "0" }
+
+// setupDeployAPI adds the deploy API's server to the manager as a runnable
+// every replica runs, with its readiness check. It is a configuration error
+// (the operator stops) to turn it on without keys: a JWKS file that loads,
+// or an https JWKS URL.
+func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
+	f := deployAPIOpts
+	if !f.enabled() {
+		return nil
+	}
+	log := ctrl.Log.WithName("deploy-api")
+	keys, err := deployAPIKeys(f, log)
+	if err != nil {
+		return err
+	}
+	if f.maxBody <= 0 || f.maxInFlight <= 0 {
+		return fmt.Errorf("--deploy-api-max-body-bytes (%d) and --deploy-api-max-in-flight-per-caller (%d) must be positive", f.maxBody, f.maxInFlight)
+	}
+	// The profile's kinds: their informers start with the cache, so
+	// /readyz (cache sync) covers them and the first request is local.
+	for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
+		if _, err := mgr.GetCache().GetInformer(context.Background(), o); err != nil {
+			return fmt.Errorf("deploy API: starting the %T informer: %w", o, err)
+		}
+	}
+	opts := server.Options{
+		Verifier:             &auth.Verifier{Keys: keys, Issuer: f.issuer},
+		Reader:               mgr.GetCache(),
+		APIEndpoint:          f.endpoint,
+		MaxBodyBytes:         f.maxBody,
+		MaxInFlightPerCaller: f.maxInFlight,
+		Log:                  log,
+	}
+	for _, wire := range deployAPIBackends {
+		if err := wire(mgr, &opts); err != nil {
+			return err
+		}
+	}
+	h, err := server.New(opts)
+	if err != nil {
+		return err
+	}
+	srv := &server.Server{BindAddress: f.bindAddress, Handler: h, GetCertificate: cert.GetCertificate, Log: log}
+	if err := mgr.Add(srv); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("deploy-api", srv.Started)
+}
+
+// deployAPIKeys is the token-signing key set: exactly one of the JWKS file
+// (which must load now) or the JWKS URL (fetched on first use).
+func deployAPIKeys(f deployAPIFlags, log logr.Logger) (auth.KeySet, error) {
+	switch {
+	case f.jwksFile != "" && f.jwksURL != "":
+		return nil, errors.New("--deploy-api-jwks-file and --deploy-api-jwks-url are exclusive")
+	case f.jwksFile != "":
+		keys, err := auth.NewFileKeys(f.jwksFile)
+		if err != nil {
+			return nil, err
+		}
+		keys.Log = log
+		return keys, nil
+	case f.jwksURL != "":
+		var ca []byte
+		if f.jwksCAFile != "" {
+			var err error
+			if ca, err = os.ReadFile(f.jwksCAFile); err != nil {
+				return nil, fmt.Errorf("--deploy-api-jwks-ca-file: %w", err)
+			}
+		}
+		keys, err := auth.NewURLKeys(f.jwksURL, ca, 0)
+		if err != nil {
+			return nil, err
+		}
+		keys.Log = log
+		return keys, nil
+	}
+	return nil, errors.New("--deploy-api-bind-address needs --deploy-api-jwks-file or --deploy-api-jwks-url: the keys deploy API tokens are verified with")
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/deploy/auth"
+	"github.com/altairalabs/omnia/deploy/auth/authtest"
+	"github.com/altairalabs/omnia/deploy/intent"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// TestDeployAPI runs the operator with the deploy API on, as its
+// ServiceAccount with the generated RBAC: the listener serves the webhook's
+// certificate over HTTP/1.1 only (even with --enable-http2), refuses a
+// request without a token, serves a viewer the profile from the cache and
+// answers 501 for the routes not wired yet.
+func TestDeployAPI(t *testing.T) {
+	needsAPIServer(t)
+	signer := authtest.MustSigner("dash", "EdDSA")
+	jwks := filepath.Join(t.TempDir(), "jwks.json")
+	if err := authtest.WriteJWKS(jwks, signer); err != nil {
+		t.Fatal(err)
+	}
+	port, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	op := launch(t, "operator", env.WebhookInstallOptions.LocalServingCertDir, "--enable-http2",
+		"--deploy-api-bind-address", addr, "--deploy-api-jwks-file", jwks, "--deploy-api-advertise-url", "https://deploy.omnia.test")
+	if err := op.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ns := namespace(t)
+	mockProvider(t, ns, "local-mock")
+	if err := admin.Create(context.Background(), &v1alpha1.SkillSource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "policies"},
+		Spec: v1alpha1.SkillSourceSpec{Type: v1alpha1.SkillSourceTypeGit}}); err != nil {
+		t.Fatal(err)
+	}
+
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t)}, ForceAttemptHTTP2: true}}
+	call := func(method, path string, claims *auth.Claims) (int, []byte, error) {
+		req, err := http.NewRequest(method, "https://"+addr+path, strings.NewReader("{}"))
+		if err != nil {
+			return 0, nil, err
+		}
+		if claims != nil {
+			tok, err := signer.Mint(*claims)
+			if err != nil {
+				return 0, nil, err
+			}
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		if resp.ProtoMajor != 1 {
+			t.Errorf("the deploy API answered over HTTP/%d", resp.ProtoMajor)
+		}
+		body, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, body, err
+	}
+	viewer := authtest.Claims("alice", "acme", ns, auth.RoleViewer, time.Now())
+	editor := authtest.Claims("alice", "acme", ns, auth.RoleEditor, time.Now())
+
+	want := intent.DeployProfile{
+		APIEndpoint:                   "https://deploy.omnia.test",
+		Workspace:                     "acme",
+		Providers:                     []intent.ProfileProvider{{Name: "local-mock", Role: "llm", Type: "mock"}},
+		Skills:                        []intent.ProfileSkill{{Name: "policies", Type: "git"}},
+		SupportedDeployIntentVersions: intent.SupportedVersions,
+	}
+	eventually(t, 30*time.Second, "the profile lists the workspace's Provider and SkillSource", func() error {
+		code, body, err := call(http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", &viewer)
+		if err != nil {
+			return err
+		}
+		var got intent.DeployProfile
+		if code != http.StatusOK || json.Unmarshal(body, &got) != nil || !reflect.DeepEqual(got, want) {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
+	for _, tc := range []struct {
+		method, path string
+		claims       *auth.Claims
+		want         int
+	}{
+		{http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", nil, http.StatusUnauthorized},
+		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &viewer, http.StatusForbidden},
+		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &editor, http.StatusNotImplemented},
+		{http.MethodPost, "/api/v1/workspaces/acme/deploy/plan", &editor, http.StatusNotImplemented},
+	} {
+		code, body, err := call(tc.method, tc.path, tc.claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.want {
+			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, code, body, tc.want)
+		}
+	}
+	if proto, err := negotiate(t, addr); err != nil || proto == "h2" {
+		t.Errorf("the deploy API negotiated %q (%v); HTTP/2 must stay off", proto, err)
+	}
+}
+
+// TestDeployAPINeedsKeys: the deploy API turned on without a JWKS file is a
+// configuration error: the operator stops and says why.
+func TestDeployAPINeedsKeys(t *testing.T) {
+	needsAPIServer(t)
+	port, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	webhookPort, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not launch(): its cleanup stops a running operator, and this one
+	// must exit by itself.
+	op, err := controlplane.LaunchOperator(controlplane.OperatorOptions{
+		Binary:      binary,
+		Kubeconfig:  kubeconfig,
+		CertDir:     env.WebhookInstallOptions.LocalServingCertDir,
+		CAData:      env.WebhookInstallOptions.LocalServingCAData,
+		WebhookPort: webhookPort,
+		LogPath:     filepath.Join(t.TempDir(), "operator.log"),
+		Args:        []string{"--deploy-api-bind-address", "127.0.0.1:" + strconv.Itoa(port)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-op.Exited():
+	case <-time.After(time.Minute):
+		op.Stop()
+		t.Fatal("the operator kept running without --deploy-api-jwks-file")
+	}
+	if log := operatorLog(t, op); !strings.Contains(log, "needs --deploy-api-jwks-file or --deploy-api-jwks-url") {
+		t.Fatalf("the log does not name the missing flag:\n%s", log)
+	}
+}
+
+// TestDeployAPIJWKSURL: with --deploy-api-jwks-url the operator fetches the
+// keys from an https server (here a local one, trusted through
+// --deploy-api-jwks-ca-file) and accepts the tokens they sign.
+func TestDeployAPIJWKSURL(t *testing.T) {
+	needsAPIServer(t)
+	signer := authtest.MustSigner("dash-url", "ES384")
+	jwks, err := authtest.JWKS(signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(jwks) }))
+	t.Cleanup(js.Close)
+	caFile := filepath.Join(t.TempDir(), "jwks-ca.crt")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: js.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	op := launch(t, "operator", env.WebhookInstallOptions.LocalServingCertDir,
+		"--deploy-api-bind-address", addr, "--deploy-api-jwks-url", js.URL+"/jwks", "--deploy-api-jwks-ca-file", caFile)
+	if err := op.WaitReady(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := signer.Mint(authtest.Claims("alice", "acme", namespace(t), auth.RoleViewer, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/api/v1/workspaces/acme/deploy-profile", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t)}}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"workspace":"acme"`) {
+		t.Fatalf("profile with a token the JWKS URL's key signed: %d %s", resp.StatusCode, body)
+	}
+}
