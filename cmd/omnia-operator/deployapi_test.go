@@ -29,8 +29,10 @@ import (
 // TestDeployAPI runs the operator with the deploy API on, as its
 // ServiceAccount with the generated RBAC: the listener serves the webhook's
 // certificate over HTTP/1.1 only (even with --enable-http2), refuses a
-// request without a token, serves a viewer the profile from the cache and
-// answers 501 for the routes not wired yet.
+// request without a token, serves a viewer the profile from the cache,
+// plans an editor's kit against the cache (400 for a request with neither
+// arenaConfig nor deployConfig) and answers 501 for the routes not wired
+// yet.
 func TestDeployAPI(t *testing.T) {
 	needsAPIServer(t)
 	signer := authtest.MustSigner("dash", "EdDSA")
@@ -56,8 +58,8 @@ func TestDeployAPI(t *testing.T) {
 	}
 
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t)}, ForceAttemptHTTP2: true}}
-	call := func(method, path string, claims *auth.Claims) (int, []byte, error) {
-		req, err := http.NewRequest(method, "https://"+addr+path, strings.NewReader("{}"))
+	callWith := func(method, path, body string, claims *auth.Claims) (int, []byte, error) {
+		req, err := http.NewRequest(method, "https://"+addr+path, strings.NewReader(body))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -76,8 +78,11 @@ func TestDeployAPI(t *testing.T) {
 		if resp.ProtoMajor != 1 {
 			t.Errorf("the deploy API answered over HTTP/%d", resp.ProtoMajor)
 		}
-		body, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, body, err
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, err
+	}
+	call := func(method, path string, claims *auth.Claims) (int, []byte, error) {
+		return callWith(method, path, "{}", claims)
 	}
 	viewer := authtest.Claims("alice", "acme", ns, auth.RoleViewer, time.Now())
 	editor := authtest.Claims("alice", "acme", ns, auth.RoleEditor, time.Now())
@@ -108,7 +113,7 @@ func TestDeployAPI(t *testing.T) {
 		{http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", nil, http.StatusUnauthorized},
 		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &viewer, http.StatusForbidden},
 		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &editor, http.StatusNotImplemented},
-		{http.MethodPost, "/api/v1/workspaces/acme/deploy/plan", &editor, http.StatusNotImplemented},
+		{http.MethodPost, "/api/v1/workspaces/acme/deploy/plan", &editor, http.StatusBadRequest},
 	} {
 		code, body, err := call(tc.method, tc.path, tc.claims)
 		if err != nil {
@@ -118,6 +123,19 @@ func TestDeployAPI(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, code, body, tc.want)
 		}
 	}
+	eventually(t, 30*time.Second, "the plan binds the workspace's Provider and reports the unknown one", func() error {
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deploy/plan",
+			`{"deployConfig":{"providers":[{"name":"default","ref":"local-mock"},{"name":"embed","ref":"nope","role":"embedding"}]}}`, &editor)
+		if err != nil {
+			return err
+		}
+		var got intent.PlanResponse
+		if code != http.StatusOK || json.Unmarshal(body, &got) != nil || len(got.Providers) != 2 ||
+			!got.Providers[0].Resolved || got.Providers[1].Resolved || len(got.Diagnostics) != 1 || got.Diagnostics[0].Code != "provider_not_found" {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
 	if proto, err := negotiate(t, addr); err != nil || proto == "h2" {
 		t.Errorf("the deploy API negotiated %q (%v); HTTP/2 must stay off", proto, err)
 	}
