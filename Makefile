@@ -72,6 +72,7 @@ lint: ## go vet and staticcheck.
 fuzz: ## Run every fuzz target for FUZZTIME each (default 3s; e.g. make fuzz FUZZTIME=10m).
 	go test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./admission/
 	go test -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(FUZZTIME) ./rules/
+	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./deploy/intent/
 
 .PHONY: fuzz-smoke
 fuzz-smoke: ## Every fuzz target for 2s (part of make test).

@@ -27,7 +27,7 @@ func init() {
 		Check:     checkAgentRuntimeProviderExists,
 	})
 	Default.Register(Rule{
-		ID:        "agentruntime/provider-role",
+		ID:        AgentRuntimeProviderRoleID,
 		Kinds:     agentRuntimeKinds,
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
@@ -130,19 +130,11 @@ func checkAgentRuntimeProviderExists(in Input) field.ErrorList {
 	return errs
 }
 
-// agentRuntimeRole returns a role with the schema default (llm) applied.
-func agentRuntimeRole(r string) string {
-	if r == "" {
-		return string(v1alpha1.ProviderRoleLLM)
-	}
-	return r
-}
-
 func checkAgentRuntimeProviderRole(in Input) field.ErrorList {
 	var errs field.ErrorList
 	agentRuntimeProviderEntries(in, func(e *v1alpha1.AgentRuntimeProvider, p *v1alpha1.Provider, ref string, path *field.Path) {
-		want, got := agentRuntimeRole(string(e.Role)), agentRuntimeRole(string(p.Spec.Role))
-		if want == got {
+		want, got, mismatch := AgentRuntimeProviderRoleMismatch(string(e.Role), string(p.Spec.Role))
+		if !mismatch {
 			return
 		}
 		fp := path.Child("role")

@@ -5,6 +5,7 @@
 //	omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
 //	omniactl rules [-o table|json|markdown]
 //	omniactl license inspect FILE [--public-key PEM]… [-o text|json]
+//	omniactl deploy apply|plan … (a client of the operator's deploy API; deploy.go)
 //
 // check exits 0 when nothing is denied, 1 when something is, and 2 when the
 // input is unusable (a file that cannot be read, YAML or JSON that does not
@@ -47,6 +48,12 @@ Usage:
                  [--license FILE --license-public-key PEM…]
   omniactl rules [-o table|json|markdown]
   omniactl license inspect FILE [--public-key PEM]… [-o text|json]
+  omniactl deploy apply -f INTENT.json --server URL --workspace NAME --token-file FILE [--ca-file PEM] [-o table|json]
+  omniactl deploy plan (-f ARENA.yaml | --deploy-config CONFIG.json) --server URL --workspace NAME --token-file FILE …
+
+deploy is a client of the operator's deploy API ("omniactl deploy" for its
+help); it exits 0 when everything applied, 1 on a partial apply or a
+refusal, 2 on unusable input.
 
 check reads files, directories (recursively: *.yaml, *.yml, *.json) and "-"
 (stdin), each possibly holding several YAML documents. Provider, PromptPack,
@@ -73,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRules(args[1:], stdout, stderr)
 	case "license":
 		return runLicense(args[1:], stdout, stderr)
+	case "deploy":
+		return runDeploy(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

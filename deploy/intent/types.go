@@ -324,3 +324,22 @@ type Diagnostic struct {
 	Message     string `json:"message"`
 	Remediation string `json:"remediation"`
 }
+
+// ErrorResponse is the body of a refusal without per-resource results: 400
+// (a DecodeError, with Path; or validation findings), 401, 403, 413 and 429.
+// Error is a message for a person; Path and Findings say what to fix.
+type ErrorResponse struct {
+	Error string `json:"error"`
+	// Path is the JSON path of the key a DecodeError names.
+	Path string `json:"path,omitempty"`
+	// Findings are the deployintent/* rules the intent breaks.
+	Findings []ErrorFinding `json:"findings,omitempty"`
+}
+
+// ErrorFinding is one validation finding: the catalog rule's ID, the
+// intent's field path (agents[0].idleTimeout) and the message.
+type ErrorFinding struct {
+	RuleID  string `json:"ruleID"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}

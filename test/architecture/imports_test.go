@@ -65,6 +65,30 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		// The deploy intent's wire types, decoder and validation: pure,
+		// so omniactl's deploy client and the operator share them.
+		pkg:        "deploy/intent",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing", "deploy/intent"},
+	},
+	{
+		// The tiered merge is a pure function of two AgentRuntimes.
+		pkg:        "deploy/merge",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing", "deploy/intent"},
+	},
+	{
+		// The plan reads the cache through a client.Reader; it decides
+		// with the catalog (ARCHITECTURE.md: deploy imports rules and api).
+		pkg:        "deploy/plan",
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing", "deploy/intent"},
+	},
+	{
+		// The CLI audits offline; its deploy client shares the wire types.
+		pkg:        "cmd/omniactl",
+		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing", "deploy/intent", "cmd/omniactl/"},
+	},
+	{
 		pkg:        "admission",
 		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing"},
 	},
