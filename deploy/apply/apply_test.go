@@ -474,13 +474,34 @@ func TestPartialFailureIs207(t *testing.T) {
 	noSecretIn(t, res, tokenValue)
 }
 
+// A ConfigMap whose owner cannot be established keeps its created result
+// with an error; the PromptPack the API server refused is the failure.
+func TestConfigMapOwnerNotEstablished(t *testing.T) {
+	ns := namespace(t)
+	in := packIntent()
+	in.Pack.Version = "1.0.0-" + strings.Repeat("a", 125) // longer than spec.version's 128
+	status, res, _ := deploy(t, ns, in, Options{})
+	if status != http.StatusMultiStatus || res.Succeeded {
+		t.Fatalf("status %d", status)
+	}
+	cm, pp := res.Results[0], res.Results[1]
+	if cm.Kind != "ConfigMap" || cm.Action != intent.ActionCreated ||
+		!strings.HasPrefix(cm.Error, "owner reference to PromptPack my-pack-1.0.0-aaa") {
+		t.Errorf("configmap result %+v", cm)
+	}
+	if pp.Kind != "PromptPack" || pp.Action != intent.ActionFailed || !strings.Contains(pp.Error, "spec.version") {
+		t.Errorf("promptpack result %+v", pp)
+	}
+	if res.Results[2].Action != intent.ActionCreated {
+		t.Errorf("the agent still applies: %+v", res.Results[2])
+	}
+}
+
 // agents[].create on an existing agent answers 409 before anything is
 // written, naming the agent.
 func TestCreateOnExistingAgentIs409(t *testing.T) {
 	ns := namespace(t)
-	if _, _, _ = deploy(t, ns, packIntent(), Options{}); false {
-		return
-	}
+	deploy(t, ns, packIntent(), Options{})
 	before := versions(t, ns)
 	in := toolsIntent()
 	in.Pack.Version = "2.0.0"

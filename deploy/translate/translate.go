@@ -92,11 +92,6 @@ type Agent struct {
 	Err error
 }
 
-// StripVersion drops pack.version's optional leading v.
-func StripVersion(v string) string {
-	return strings.TrimPrefix(v, "v")
-}
-
 // dnsPiece is what may follow "<pack>-" in a DNS-1123 subdomain name as is.
 var dnsPiece = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
@@ -137,8 +132,16 @@ func ToolPolicyName(pack string) string { return pack + "-tools-policy" }
 
 // Translate builds the objects of a published-pack intent in namespace.
 // A pack.project intent is not one: the caller routes it elsewhere.
+//
+// The intent is read in its one spelling (intent.Normalize, which Decode
+// has already applied; it is idempotent): pack.version without its leading
+// v. Normalizing a copy leaves in's own fields as they are, except that its
+// handler blocks may be compacted (the same JSON values).
 func Translate(in *intent.DeployIntent, namespace string) *Objects {
-	version := StripVersion(in.Pack.Version)
+	norm := *in
+	norm.Normalize()
+	in = &norm
+	version := in.Pack.Version
 	packObject := PackObjectName(in.Pack.Name, version)
 	packLabels := labels(in.Labels, map[string]string{rules.PromptPackLabel: in.Pack.Name})
 	out := &Objects{

@@ -54,9 +54,6 @@ func TestPackObjectName(t *testing.T) {
 			t.Errorf("PackObjectName(%q, %q) = %q, want %q", c.pack, c.version, got, c.want)
 		}
 	}
-	if StripVersion("v1.2.3") != "1.2.3" || StripVersion("1.2.3") != "1.2.3" {
-		t.Error("StripVersion must drop one leading v only")
-	}
 }
 
 func hash8(v string) string {
@@ -84,6 +81,13 @@ func TestTranslate(t *testing.T) {
 			eq(t, "no registry", o.ToolRegistry, (*v1alpha1.ToolRegistry)(nil))
 			eq(t, "no secret", o.Secret, (*corev1.Secret)(nil))
 			eq(t, "no policy", o.ToolPolicy, (*v1alpha1.ToolPolicy)(nil))
+		},
+	}, {
+		name:   "1.2.3 and v1.2.3 are the same version",
+		intent: func(in *intent.DeployIntent) { in.Pack.Version = "1.2.3" },
+		check: func(t *testing.T, o *Objects) {
+			eq(t, "names", []string{o.PromptPack.Name, o.PromptPack.Spec.Version, o.Agents[0].Desired.Spec.PromptPackRef.Version},
+				[]string{"my-pack-1.2.3", "1.2.3", "1.2.3"})
 		},
 	}, {
 		name:   "a pack without a version is named after the pack (the spec's my-pack / my-pack-content)",
