@@ -590,3 +590,48 @@ func TestRedact(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 }
+
+// Every intent-expressible agent field set: the second deploy of the same
+// intent still writes nothing, so what the translation builds compares
+// equal to what the API server stored with its defaults.
+func TestRichAgentRedeployWritesNothing(t *testing.T) {
+	ns := namespace(t)
+	in := toolsIntent()
+	in.Policy = &intent.Policy{ToolBlocklist: []string{"delete_repo"}}
+	a := &in.Agents[0]
+	a.IdleTimeout = "2h"
+	a.Runtime = &intent.Runtime{Replicas: ptr.To[int32](2), CPU: "0.5", Memory: "1Gi"}
+	a.Providers = append(a.Providers, intent.AgentProvider{Name: "embed", Ref: "embedder", Role: "embedding"})
+	a.Facades = []intent.Facade{{Type: "websocket", DataPlane: ptr.To(false)}, {Type: "a2a"}}
+	a.ExternalAuth = &intent.ExternalAuth{
+		ClientKeys: &intent.ClientKeys{},
+		OIDC:       &intent.OIDC{Issuer: "https://idp.example.com", Audience: "agents"},
+		EdgeTrust:  &intent.EdgeTrust{ClaimsFromHeaders: map[string]string{"x-tenant": "tenant"}},
+	}
+	a.Memory = &intent.Memory{Enabled: ptr.To(true), Retrieval: &intent.MemoryRetrieval{Strategy: "semantic", DenyCEL: "false"},
+		Tools: &intent.MemoryTools{}}
+	a.Evals = &intent.Evals{Enabled: ptr.To(true), InlineGroups: []string{"fast-running"}}
+	a.Rollout = &intent.Rollout{Trigger: &intent.RolloutTrigger{PromptPackChannel: "stable"},
+		Steps: []intent.RolloutStep{{SetWeight: ptr.To[int32](20)}, {PauseDuration: "10m"}, {SetWeight: ptr.To[int32](100)}}}
+	status, res, _ := deploy(t, ns, in, Options{})
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %+v", status, res.Results)
+	}
+	before := versions(t, ns)
+	status, res, writes := deploy(t, ns, in, Options{})
+	if status != http.StatusOK || len(writes) != 0 {
+		t.Errorf("redeploy: status %d writes %v", status, writes)
+	}
+	for _, r := range res.Results {
+		if r.Action != intent.ActionUnchanged {
+			t.Errorf("%s %s: %s, want unchanged", r.Kind, r.Name, r.Action)
+		}
+	}
+	if after := versions(t, ns); !reflect.DeepEqual(before, after) {
+		t.Errorf("a no-op redeploy moved objects:\n before %v\n after  %v", before, after)
+	}
+	ar := get(t, ns, "support-bot", &v1alpha1.AgentRuntime{})
+	if r := ar.Spec.Runtime.Resources; r.Requests.Cpu().String() != "500m" || r.Limits.Memory().String() != "1Gi" || r.Limits.Cpu().String() != "0" {
+		t.Errorf("resources %+v", r)
+	}
+}
