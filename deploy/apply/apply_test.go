@@ -635,3 +635,43 @@ func TestRichAgentRedeployWritesNothing(t *testing.T) {
 		t.Errorf("resources %+v", r)
 	}
 }
+
+// Concurrent applies of the same intent all succeed: a create that loses
+// the race reads the winner (create-only objects are then unchanged, upserts
+// and agents compare or update).
+func TestConcurrentApplies(t *testing.T) {
+	ns := namespace(t)
+	const n = 4
+	var wg sync.WaitGroup
+	statuses := make([]int, n)
+	results := make([]intent.DeployResult, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			in := toolsIntent()
+			in.Policy = &intent.Policy{ToolBlocklist: []string{"delete_repo"}}
+			statuses[i], results[i] = Apply(context.Background(), k8s, ns, in, Options{})
+		}(i)
+	}
+	wg.Wait()
+	created := map[string]int{}
+	for i := range statuses {
+		if statuses[i] != http.StatusOK || !results[i].Succeeded {
+			t.Errorf("apply %d: status %d results %+v", i, statuses[i], results[i].Results)
+		}
+		for _, r := range results[i].Results {
+			if r.Action == intent.ActionCreated {
+				created[r.Kind+"/"+r.Name]++
+			}
+		}
+	}
+	for k, c := range created {
+		if c != 1 {
+			t.Errorf("%s reported created %d times", k, c)
+		}
+	}
+	if len(created) != 6 {
+		t.Errorf("created %v, want each of the 6 objects once", created)
+	}
+}
