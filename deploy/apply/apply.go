@@ -4,7 +4,8 @@
 //
 //	ConfigMap     create-only, then owned by the PromptPack (an owner
 //	              reference that cannot be established is an error on an
-//	              otherwise successful result)
+//	              otherwise successful result; an existing ConfigMap is
+//	              adopted only when it carries this pack's label)
 //	PromptPack    create-only; an existing one is unchanged
 //	ToolRegistry  create-only; an existing one is unchanged, with the
 //	              migration caveat as its error, and the deploy succeeds

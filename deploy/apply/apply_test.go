@@ -675,3 +675,40 @@ func TestConcurrentApplies(t *testing.T) {
 		t.Errorf("created %v, want each of the 6 objects once", created)
 	}
 }
+
+// A ConfigMap of the content's name that this pack did not make is left
+// unowned: unchanged, with the error saying why.
+func TestForeignConfigMapIsNotAdopted(t *testing.T) {
+	ns := namespace(t)
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "my-pack-1.2.3-content", Namespace: ns},
+		Data: map[string]string{"pack.json": "{}"}}
+	if err := k8s.Create(context.Background(), foreign); err != nil {
+		t.Fatal(err)
+	}
+	status, res, _ := deploy(t, ns, packIntent(), Options{})
+	if status != http.StatusOK || !res.Succeeded {
+		t.Errorf("status %d: an unestablished owner is not a failure", status)
+	}
+	if r := res.Results[0]; r.Action != intent.ActionUnchanged || !strings.Contains(r.Error, "not adopted") {
+		t.Errorf("configmap result %+v", r)
+	}
+	if cm := get(t, ns, "my-pack-1.2.3-content", &corev1.ConfigMap{}); len(cm.OwnerReferences) != 0 || cm.Data["pack.json"] != "{}" {
+		t.Errorf("the foreign ConfigMap was changed: %+v %v", cm.OwnerReferences, cm.Data)
+	}
+	// This pack's own ConfigMap left unowned (an owner patch that failed)
+	// is adopted on the next deploy.
+	ns2 := namespace(t)
+	deploy(t, ns2, packIntent(), Options{})
+	cm := get(t, ns2, "my-pack-1.2.3-content", &corev1.ConfigMap{})
+	cm.OwnerReferences = nil
+	if err := k8s.Update(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	_, res, writes := deploy(t, ns2, packIntent(), Options{})
+	if r := res.Results[0]; r.Error != "" || len(writes) != 1 {
+		t.Errorf("result %+v writes %v", r, writes)
+	}
+	if cm := get(t, ns2, "my-pack-1.2.3-content", &corev1.ConfigMap{}); len(cm.OwnerReferences) != 1 {
+		t.Errorf("owners %+v", cm.OwnerReferences)
+	}
+}

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,8 +39,19 @@ func (a *applier) pack(ctx context.Context, tr *translate.Objects) []intent.Reso
 		cmRes.Error = "owner reference to PromptPack " + pp.Name + " not established: its UID could not be read"
 		return []intent.ResourceResult{cmRes, ppRes}
 	}
+	// A ConfigMap this deploy did not create is adopted only when it is
+	// this pack's (its pack label), as an earlier deploy whose owner
+	// reference failed left it: someone else's object of the same name is
+	// not made collectable with the pack.
+	created := cmRes.Action == intent.ActionCreated
+	ours := func(o client.Object) error {
+		if created || o.GetLabels()[rules.PromptPackLabel] == tr.PromptPack.Spec.PackName {
+			return nil
+		}
+		return fmt.Errorf("the ConfigMap existed without the label %s=%s, so it is not adopted", rules.PromptPackLabel, tr.PromptPack.Spec.PackName)
+	}
 	if err := a.ensureOwner(ctx, &corev1.ConfigMap{}, client.ObjectKeyFromObject(cm),
-		ownerRef(translate.KindPromptPack, pp.Name, uid)); err != nil {
+		ownerRef(translate.KindPromptPack, pp.Name, uid), ours); err != nil {
 		cmRes.Error = "owner reference to PromptPack " + pp.Name + " not established: " + err.Error()
 	}
 	return []intent.ResourceResult{cmRes, ppRes}
@@ -91,12 +103,17 @@ func hasOwner(refs []metav1.OwnerReference, uid types.UID) bool {
 
 // ensureOwner adds ref to the object at key, read fresh; no write when it
 // is there already.
-func (a *applier) ensureOwner(ctx context.Context, obj client.Object, key client.ObjectKey, ref metav1.OwnerReference) error {
+// may says whether the object may be given the reference.
+func (a *applier) ensureOwner(ctx context.Context, obj client.Object, key client.ObjectKey, ref metav1.OwnerReference,
+	may func(client.Object) error) error {
 	if err := a.r.Get(ctx, key, obj); err != nil {
 		return err
 	}
 	if hasOwner(obj.GetOwnerReferences(), ref.UID) {
 		return nil
+	}
+	if err := may(obj); err != nil {
+		return err
 	}
 	base := obj.DeepCopyObject().(client.Object)
 	obj.SetOwnerReferences(append(obj.GetOwnerReferences(), ref))
