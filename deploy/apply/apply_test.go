@@ -553,6 +553,14 @@ func TestCatalogDenyFailsTheObject(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "bad-bot"}, &v1alpha1.AgentRuntime{}); !apierrors.IsNotFound(err) {
 		t.Errorf("bad-bot exists: %v", err)
 	}
+	// An update is judged over the live object (with its server metadata)
+	// and a valid one passes.
+	in.Agents = in.Agents[:1]
+	in.Agents[0].Runtime = &intent.Runtime{Replicas: ptr.To[int32](2)}
+	status, res, _ = deploy(t, ns, in, Options{Check: Check{Schema: sv}})
+	if status != http.StatusOK || res.Results[2].Action != intent.ActionUpdated {
+		t.Errorf("update under the check: status %d results %+v", status, res.Results)
+	}
 }
 
 // Fields another party set on a live agent survive a redeploy (the merge's
