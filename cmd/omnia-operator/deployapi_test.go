@@ -18,6 +18,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/auth"
@@ -112,7 +113,7 @@ func TestDeployAPI(t *testing.T) {
 	}{
 		{http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", nil, http.StatusUnauthorized},
 		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &viewer, http.StatusForbidden},
-		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &editor, http.StatusNotImplemented},
+		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &editor, http.StatusBadRequest},
 		{http.MethodPost, "/api/v1/workspaces/acme/deploy/plan", &editor, http.StatusBadRequest},
 	} {
 		code, body, err := call(tc.method, tc.path, tc.claims)
@@ -136,6 +137,33 @@ func TestDeployAPI(t *testing.T) {
 		}
 		return nil
 	})
+	// A published pack with one agent: every object created, as the
+	// operator, in the token's namespace; the same intent again writes
+	// nothing (every result unchanged).
+	deploy := `{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{"name":"support","version":"v1.0.0","content":"{\"id\":\"support\"}"},` +
+		`"agents":[{"name":"support-bot","providers":[{"name":"default","ref":"local-mock"}]}]}`
+	for _, want := range []intent.Action{intent.ActionCreated, intent.ActionUnchanged} {
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deployments", deploy, &editor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got intent.DeployResult
+		if code != http.StatusOK || json.Unmarshal(body, &got) != nil || !got.Succeeded || len(got.Results) != 3 {
+			t.Fatalf("deploy: %d %s", code, body)
+		}
+		for _, r := range got.Results {
+			if r.Action != want || r.URL != "" {
+				t.Errorf("deploy: %s %s %s (error %q), want %s and no url", r.Kind, r.Name, r.Action, r.Error, want)
+			}
+		}
+	}
+	ar := &v1alpha1.AgentRuntime{}
+	if err := admin.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-bot"}, ar); err != nil {
+		t.Fatalf("the deployed agent: %v", err)
+	}
+	if ar.Spec.PromptPackRef == nil || ar.Spec.PromptPackRef.Name != "support" || ar.Spec.PromptPackRef.Version != "1.0.0" {
+		t.Errorf("the agent's promptPackRef: %+v, want support 1.0.0 (the leading v stripped)", ar.Spec.PromptPackRef)
+	}
 	if proto, err := negotiate(t, addr); err != nil || proto == "h2" {
 		t.Errorf("the deploy API negotiated %q (%v); HTTP/2 must stay off", proto, err)
 	}
