@@ -153,7 +153,7 @@ func (a *applier) secret(ctx context.Context, tr *translate.Objects, registryUID
 	} else {
 		ownerErr = "owner reference to ToolRegistry " + tr.ToolRegistryName + " not established: the ToolRegistry did not apply"
 	}
-	res := a.upsert(ctx, translate.KindSecret, desired, &corev1.Secret{}, func(live client.Object) (client.Object, bool) {
+	res := a.upsertGuarded(ctx, translate.KindSecret, desired, &corev1.Secret{}, notMadeByDeploy, func(live client.Object) (client.Object, bool) {
 		l := live.(*corev1.Secret)
 		out := l.DeepCopy()
 		out.Data = desired.Data
@@ -224,7 +224,7 @@ func mergeMaps(live, desired map[string]string) map[string]string {
 // live policy, with the API server's defaults, already says the same.
 func (a *applier) toolPolicy(ctx context.Context, desired *v1alpha1.ToolPolicy) intent.ResourceResult {
 	desired = desired.DeepCopy()
-	return a.upsert(ctx, translate.KindToolPolicy, desired, &v1alpha1.ToolPolicy{}, func(live client.Object) (client.Object, bool) {
+	return a.upsertGuarded(ctx, translate.KindToolPolicy, desired, &v1alpha1.ToolPolicy{}, notMadeByDeploy, func(live client.Object) (client.Object, bool) {
 		l := live.(*v1alpha1.ToolPolicy)
 		out := l.DeepCopy()
 		out.Spec = desired.Spec
@@ -261,6 +261,36 @@ func storedSpec(kind string, obj runtime.Object) (any, error) {
 		return nil, err
 	}
 	return res.Object["spec"], nil
+}
+
+// notMadeByDeploy refuses to update an object a deploy did not make
+// (translate.MadeByDeploy): the credential Secret and the ToolPolicy are
+// upserted under names an intent chooses, and the operator may write
+// Secrets and policies, so without the mark an editor's intent could
+// overwrite a Secret or loosen a policy it has no right to touch.
+func notMadeByDeploy(live client.Object) string {
+	if translate.MadeByDeploy(live) {
+		return ""
+	}
+	return "exists and was not made by a deploy (no label " + translate.LabelManagedBy + "=" + translate.ManagedByDeployAPI +
+		"): it is left alone; remove or rename it, then redeploy"
+}
+
+// upsertGuarded is upsert that first asks guard whether the live object may
+// be updated: a non-empty answer fails the result with it, nothing written.
+func (a *applier) upsertGuarded(ctx context.Context, kind string, desired, live client.Object,
+	guard func(live client.Object) string, update func(live client.Object) (client.Object, bool)) intent.ResourceResult {
+	refused := ""
+	res := a.upsert(ctx, kind, desired, live, func(l client.Object) (client.Object, bool) {
+		if refused = guard(l); refused != "" {
+			return l, false
+		}
+		return update(l)
+	})
+	if refused != "" {
+		return failed(kind, desired.GetName(), kind+" "+desired.GetName()+" "+refused)
+	}
+	return res
 }
 
 // upsert creates desired, or reads the live object fresh into live and asks

@@ -207,6 +207,21 @@ func labels(intentLabels, fixed map[string]string) map[string]string {
 	return out
 }
 
+// LabelManagedBy and ManagedByDeployAPI mark the upserted objects a deploy
+// made (the credential Secret, the ToolPolicy): a later deploy updates only
+// an object carrying the mark, so an editor's intent can never make the
+// operator overwrite a Secret or a policy someone else wrote under the same
+// name. An intent's own labels cannot set or override it.
+const (
+	LabelManagedBy     = "app.kubernetes.io/managed-by"
+	ManagedByDeployAPI = "omnia-deploy-api"
+)
+
+var deployedBy = map[string]string{LabelManagedBy: ManagedByDeployAPI}
+
+// MadeByDeploy reports whether a live object carries the deploy's mark.
+func MadeByDeploy(obj metav1.Object) bool { return obj.GetLabels()[LabelManagedBy] == ManagedByDeployAPI }
+
 // credentialsSecret is the Secret credentials.data is written to, keys
 // verbatim. The owner reference to the ToolRegistry is the apply's (it
 // needs the registry's UID).
@@ -217,7 +232,7 @@ func credentialsSecret(in *intent.DeployIntent, namespace string) *corev1.Secret
 	}
 	return &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: KindSecret},
-		ObjectMeta: meta(CredentialsSecretName(in.Pack.Name), namespace, labels(in.Labels, nil)),
+		ObjectMeta: meta(CredentialsSecretName(in.Pack.Name), namespace, labels(in.Labels, deployedBy)),
 		Type:       corev1.SecretTypeOpaque,
 		Data:       data,
 	}
@@ -227,7 +242,7 @@ func credentialsSecret(in *intent.DeployIntent, namespace string) *corev1.Secret
 // and carries the blocklist in ToolBlocklistAnnotation.
 func toolPolicy(in *intent.DeployIntent, namespace, registry string) *v1alpha1.ToolPolicy {
 	list, _ := json.Marshal(in.Policy.ToolBlocklist) // []string always marshals
-	m := meta(ToolPolicyName(in.Pack.Name), namespace, labels(in.Labels, nil))
+	m := meta(ToolPolicyName(in.Pack.Name), namespace, labels(in.Labels, deployedBy))
 	m.Annotations = map[string]string{ToolBlocklistAnnotation: string(list)}
 	return &v1alpha1.ToolPolicy{
 		TypeMeta:   typeMeta(KindToolPolicy),

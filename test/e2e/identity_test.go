@@ -46,7 +46,12 @@ var _ = Describe("the operator's identity", func() {
 		Expect(can("get", "", "secrets", "")).To(BeTrue())
 		Expect(can("update", "coordination.k8s.io", "leases", controlplane.OperatorNamespace)).To(BeTrue())
 		// What it must not do.
-		Expect(can("update", "", "secrets", "")).To(BeFalse(), "the operator may not write Secrets")
+		// It writes Secrets it makes (a run's queue Secret, the deploy API's
+		// credential Secret, updated only while it carries the deploy's
+		// mark: deploy/apply), and never deletes one: garbage collection
+		// removes them with their owners.
+		Expect(can("update", "", "secrets", "")).To(BeTrue())
+		Expect(can("delete", "", "secrets", "")).To(BeFalse(), "the operator never deletes Secrets")
 		Expect(can("update", "omnia.altairalabs.ai", "providers", "")).To(BeFalse(), "the operator writes only status")
 		Expect(can("update", "coordination.k8s.io", "leases", "default")).To(BeFalse(), "leases only in its own namespace")
 		Expect(can("create", "rbac.authorization.k8s.io", "clusterrolebindings", "")).To(BeFalse())
