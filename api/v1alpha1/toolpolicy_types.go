@@ -10,6 +10,17 @@ type ToolPolicySpec struct {
 	// selector chooses which tool calls this policy decides.
 	// +required
 	Selector ToolPolicySelector `json:"selector"`
+
+	// toolBlocklist names tools of the selected registry this policy
+	// refuses outright, whoever calls them: what a deploy intent's
+	// policy.toolBlocklist becomes (deploy-intent.md). The rest of a
+	// policy's rules are not modelled by this minimal kind.
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=set
+	// +optional
+	ToolBlocklist []string `json:"toolBlocklist,omitempty"`
 }
 
 // ToolPolicySelector chooses the registry a ToolPolicy applies to.

@@ -22,7 +22,6 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/intent"
-	"github.com/altairalabs/omnia/deploy/translate"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -417,7 +416,7 @@ func TestToolsRefAndPolicy(t *testing.T) {
 		row{"ToolPolicy", "my-pack-tools-policy", intent.ActionCreated},
 		row{"AgentRuntime", "support-bot", intent.ActionCreated})
 	pol := get(t, ns, "my-pack-tools-policy", &v1alpha1.ToolPolicy{})
-	if pol.Spec.Selector.Registry != "shared-tools" || pol.Annotations[translate.ToolBlocklistAnnotation] != `["delete_repo"]` {
+	if pol.Spec.Selector.Registry != "shared-tools" || !reflect.DeepEqual(pol.Spec.ToolBlocklist, []string{"delete_repo"}) {
 		t.Errorf("policy %+v %v", pol.Spec, pol.Annotations)
 	}
 	if ref := get(t, ns, "support-bot", &v1alpha1.AgentRuntime{}).Spec.ToolRegistryRef; ref == nil || ref.Name != "shared-tools" {

@@ -27,7 +27,6 @@ package translate
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -42,11 +41,6 @@ import (
 
 // PackContentKey is the pack ConfigMap's one key: the raw pack.json.
 const PackContentKey = "pack.json"
-
-// ToolBlocklistAnnotation carries policy.toolBlocklist (a JSON array of tool
-// names) on the ToolPolicy: api/v1alpha1's ToolPolicy models only
-// spec.selector, so the blocklist has no spec field to go to yet.
-const ToolBlocklistAnnotation = "omnia.altairalabs.ai/tool-blocklist"
 
 // Kinds of the results, as deploy-intent.md spells them.
 const (
@@ -239,14 +233,13 @@ func credentialsSecret(in *intent.DeployIntent, namespace string) *corev1.Secret
 }
 
 // toolPolicy selects the intent's registry (tools.ref or the created one)
-// and carries the blocklist in ToolBlocklistAnnotation.
+// and refuses the blocklist's tools (spec.toolBlocklist).
 func toolPolicy(in *intent.DeployIntent, namespace, registry string) *v1alpha1.ToolPolicy {
-	list, _ := json.Marshal(in.Policy.ToolBlocklist) // []string always marshals
 	m := meta(ToolPolicyName(in.Pack.Name), namespace, labels(in.Labels, deployedBy))
-	m.Annotations = map[string]string{ToolBlocklistAnnotation: string(list)}
 	return &v1alpha1.ToolPolicy{
 		TypeMeta:   typeMeta(KindToolPolicy),
 		ObjectMeta: m,
-		Spec:       v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: registry}},
+		Spec: v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: registry},
+			ToolBlocklist: append([]string(nil), in.Policy.ToolBlocklist...)},
 	}
 }

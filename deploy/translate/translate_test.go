@@ -208,11 +208,7 @@ func TestTranslate(t *testing.T) {
 			eq(t, "ref", o.Agents[0].Desired.Spec.ToolRegistryRef, &v1alpha1.NamespacedObjectReference{Name: "shared-tools"})
 			eq(t, "policy name", o.ToolPolicy.Name, "my-pack-tools-policy")
 			eq(t, "policy selector", o.ToolPolicy.Spec.Selector.Registry, "shared-tools")
-			var list []string
-			if err := json.Unmarshal([]byte(o.ToolPolicy.Annotations[ToolBlocklistAnnotation]), &list); err != nil {
-				t.Fatal(err)
-			}
-			eq(t, "blocklist", list, []string{"delete_repo", `we"ird`})
+			eq(t, "blocklist", o.ToolPolicy.Spec.ToolBlocklist, []string{"delete_repo", `we"ird`})
 		},
 	}, {
 		name: "useTools false binds nothing",
