@@ -184,6 +184,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		// The licence is installed by the suite and reloaded without a
 		// restart; until then policy.toolBlocklist is a 400
 		// (deployintent/policy-license) and nothing is written.
+		writesBefore := intentWrites(ctx)
 		var r reply
 		Eventually(func(g Gomega) {
 			r = deploy(ns, in)
@@ -205,6 +206,14 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			Expect(rr.Error).To(BeEmpty(), "%s/%s", rr.Kind, rr.Name)
 		}
 		Expect(string(r.body)).NotTo(ContainSubstring(credentialValue))
+		// The write counter the redeploy spec reads sees these creates
+		// (so its "no write" cannot pass for want of counting).
+		writes := intentWrites(ctx)
+		for resource, n := range map[string]float64{"configmaps": 1, "promptpacks": 1, "toolregistries": 1,
+			"secrets": 1, "toolpolicies": 1, "agentruntimes": 2} {
+			key := resource + " POST"
+			Expect(writes[key]-writesBefore[key]).To(BeNumerically(">=", n), "%s counted during the deploy", key)
+		}
 
 		// The objects, as the spec says.
 		pp := &v1alpha1.PromptPack{}
