@@ -50,7 +50,8 @@ var resultFinding = regexp.MustCompile(`\[([a-z]+/[^\]]+)\] ([^:]+): `)
 //	    over TLS and served by the same operator).
 //
 // Each case is a rule an intent can express that no deployintent/* rule
-// catches first (those answer 400 before the apply).
+// catches first (those answer 400 before the apply): CEL and OpenAPI rules
+// the API server's schema enforces, and a Go rule its webhook enforces.
 func TestSameAnswerDeployAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kube-apiserver, etcd and the operator")
@@ -59,16 +60,22 @@ func TestSameAnswerDeployAPI(t *testing.T) {
 		name  string
 		agent func(a *intent.Agent)
 		want  string // "<rule ID> <field>"
+		// stage is where the API server refuses: its schema (OpenAPI and
+		// CEL) or the webhook (a Go rule).
+		stage string
 	}{
 		{"a facade with both planes off (CEL)", func(a *intent.Agent) {
 			a.Facades = []intent.Facade{{Type: "websocket", ManagementPlane: ptr.To(false), DataPlane: ptr.To(false)}}
-		}, "agentruntime/data-plane-needs-management-plane spec.facades[0].dataPlane"},
+		}, "agentruntime/data-plane-needs-management-plane spec.facades[0].dataPlane", stageSchema},
 		{"two facades of one type (CEL)", func(a *intent.Agent) {
 			a.Facades = []intent.Facade{{Type: "websocket"}, {Type: "websocket"}}
-		}, "agentruntime/facade-types-unique spec.facades"},
+		}, "agentruntime/facade-types-unique spec.facades", stageSchema},
 		{"negative replicas (an OpenAPI minimum)", func(a *intent.Agent) {
 			a.Runtime = &intent.Runtime{Replicas: ptr.To[int32](-1)}
-		}, "agentruntime/schema:spec.runtime.replicas:minimum spec.runtime.replicas"},
+		}, "agentruntime/schema:spec.runtime.replicas:minimum spec.runtime.replicas", stageSchema},
+		{"a rollout pause that is not a duration (a Go rule: the webhook refuses it)", func(a *intent.Agent) {
+			a.Rollout = &intent.Rollout{Steps: []intent.RolloutStep{{SetWeight: ptr.To[int32](10)}, {PauseDuration: "2mins"}}}
+		}, "agentruntime/duration-format spec.rollout.steps[1].pause.duration", stageWebhook},
 	}
 
 	dir := t.TempDir()
@@ -162,6 +169,9 @@ func TestSameAnswerDeployAPI(t *testing.T) {
 			stage, server := serverAnswer(t, "AgentRuntime", serverErr)
 			offlineStage, first := offline.first()
 
+			if stage != tc.stage {
+				t.Errorf("the API server refused at %s, want %s: %v", stage, tc.stage, serverErr)
+			}
 			want := []string{tc.want}
 			if !slices.Equal(api, want) || !slices.Equal(check, want) || !slices.Equal(server, want) || stage != offlineStage || !slices.Equal(first, want) {
 				t.Errorf("different answers, want %v:\n  deploy API (207): %v\n  omniactl check: %v (first stage %s: %v)\n  API server (%s): %v\n  server error: %v",
