@@ -2,8 +2,8 @@ package deployapi
 
 import (
 	"bufio"
-	"fmt"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
