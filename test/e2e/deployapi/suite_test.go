@@ -161,10 +161,9 @@ func installLicence(ctx context.Context) {
 }
 
 // token mints a token for claims with the trusted key.
-func token(claims any) string {
-	c, ok := claims.(auth.Claims)
-	Expect(ok).To(BeTrue())
-	tok, err := signer.Mint(c)
+func token(claims auth.Claims) string {
+	GinkgoHelper()
+	tok, err := signer.Mint(claims)
 	Expect(err).NotTo(HaveOccurred())
 	return tok
 }
