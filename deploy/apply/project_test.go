@@ -306,7 +306,6 @@ func TestProjectDeletingAgentIs503(t *testing.T) {
 // check and found no agent). It never waits longer than a bound.
 type gate struct {
 	client.Client
-	arrived chan struct{}
 	open    chan struct{}
 	once    sync.Once
 	n       int
