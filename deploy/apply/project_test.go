@@ -306,11 +306,11 @@ func TestProjectDeletingAgentIs503(t *testing.T) {
 // check and found no agent). It never waits longer than a bound.
 type gate struct {
 	client.Client
-	open    chan struct{}
-	once    sync.Once
-	n       int
-	mu      sync.Mutex
-	count   int
+	open  chan struct{}
+	once  sync.Once
+	n     int
+	mu    sync.Mutex
+	count int
 }
 
 func newGate(c client.Client, n int) *gate {
