@@ -113,7 +113,16 @@ func ApplyProject(ctx context.Context, c client.Client, namespace string, in *in
 		} else {
 			pol := tools.ToolPolicy.DeepCopy()
 			pol.OwnerReferences = []metav1.OwnerReference{ownerRef(translate.KindAgentRuntime, p.tr.Name, agentUID)}
-			results = append(results, p.toolPolicy(ctx, pol))
+			results = append(results, p.upsertOurs(ctx, translate.KindToolPolicy, pol, &v1alpha1.ToolPolicy{}, agentUID,
+				func(live client.Object) (client.Object, bool) {
+					l := live.(*v1alpha1.ToolPolicy)
+					out := l.DeepCopy()
+					out.Spec = pol.Spec
+					overlay(out, pol)
+					same := sameStoredSpec(translate.KindToolPolicy, l, out) && reflect.DeepEqual(l.Labels, out.Labels) &&
+						reflect.DeepEqual(l.Annotations, out.Annotations) && reflect.DeepEqual(l.OwnerReferences, out.OwnerReferences)
+					return out, !same
+				}))
 		}
 	}
 	status := http.StatusOK
