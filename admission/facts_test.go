@@ -46,7 +46,7 @@ func livePack(ns, name string) v1alpha1.PromptPack {
 	return v1alpha1.PromptPack{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-live", Labels: map[string]string{rules.PromptPackLabel: name}},
 		Spec: v1alpha1.PromptPackSpec{PackName: name,
-			Source: v1alpha1.PromptPackSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}},
+			Source: v1alpha1.PromptPackContentSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}},
 	}
 }
 

@@ -15,7 +15,7 @@ func promptPackBase() *v1alpha1.PromptPack {
 		ObjectMeta: metav1.ObjectMeta{Name: "support-1", Namespace: "agents",
 			Labels: map[string]string{PromptPackLabel: "support"}},
 		Spec: v1alpha1.PromptPackSpec{PackName: "support", Version: "1.0.0",
-			Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1"}}},
+			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1"}}},
 	}
 }
 
@@ -71,7 +71,7 @@ func TestPromptPackSourceRules(t *testing.T) {
 	otherNS.AddConfigMap("default", "support-1", map[string][]byte{PromptPackPackJSONKey: []byte(`{"id": "support", "version": "1.0.0"}`)})
 	live := func(p *v1alpha1.PromptPack) {
 		p.Spec.Version = ""
-		p.Spec.Source = v1alpha1.PromptPackSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}
+		p.Spec.Source = v1alpha1.PromptPackContentSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}
 	}
 	ruleTable[*v1alpha1.PromptPack]{kind: kindPromptPack, prefix: "promptpack/", base: promptPackBase, facts: valid}.run(t, []ruleCase[*v1alpha1.PromptPack]{
 		{name: "ConfigMap with a matching pack.json"},

@@ -35,11 +35,11 @@ type PromptPackSpec struct {
 	// source says where the pack content comes from: a ConfigMap, or a live
 	// Arena project compiled in place.
 	// +required
-	Source PromptPackSource `json:"source"`
+	Source PromptPackContentSource `json:"source"`
 }
 
-// PromptPackSource is where a PromptPack's content lives.
-type PromptPackSource struct {
+// PromptPackContentSource is where a PromptPack's content lives.
+type PromptPackContentSource struct {
 	// configMapRef names a ConfigMap in the pack's namespace holding the pack.
 	// +optional
 	ConfigMapRef *LocalObjectReference `json:"configMapRef,omitempty"`

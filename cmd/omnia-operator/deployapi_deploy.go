@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,16 +28,39 @@ import (
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks;toolregistries,verbs=get;create
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks/finalizers;toolregistries/finalizers,verbs=update
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolpolicies;agentruntimes,verbs=get;create;update;patch
+// A dev project intent also writes its PromptPackSource and updates its
+// ToolRegistry, both owned by the dev AgentRuntime.
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacksources,verbs=get;create;update;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=update;patch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=agentruntimes/finalizers,verbs=update
+
+// pseudonymKeyFile is the file holding the key of the dev users'
+// pseudonyms (intent.Pseudonym); mounted from a Secret so it is the same
+// across restarts and replicas. Empty: unkeyed pseudonyms.
+var pseudonymKeyFile string
 
 // The deployments route (POST .../deployments): deploy/intent decodes and
 // validates the intent with the catalog, deploy/apply materializes it.
 func init() {
+	flag.StringVar(&pseudonymKeyFile, "deploy-api-pseudonym-key-file", "",
+		"File holding the key of the user pseudonyms of dev project intents (HMAC-SHA256 of the token subject). "+
+			"Keep it stable: a changed key gives every user a new pseudonym and new dev agents. Empty: unkeyed SHA-256.")
 	deployAPIBackends = append(deployAPIBackends, func(mgr ctrl.Manager, o *server.Options) error {
 		schema, err := rules.DefaultSchema()
 		if err != nil {
 			return err
 		}
-		o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr, schema: schema}
+		var key []byte
+		if pseudonymKeyFile != "" {
+			if key, err = os.ReadFile(pseudonymKeyFile); err != nil {
+				return fmt.Errorf("reading --deploy-api-pseudonym-key-file: %w", err)
+			}
+			if len(key) == 0 {
+				return fmt.Errorf("--deploy-api-pseudonym-key-file %s is empty", pseudonymKeyFile)
+			}
+		}
+		o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
+			schema: schema, pseudonymKey: key}
 		return nil
 	})
 }
@@ -47,22 +74,26 @@ type intentDeployer struct {
 	cache  client.Reader
 	mgr    ctrl.Manager
 	schema *rules.SchemaValidator
+	// pseudonymKey keys the dev users' pseudonyms (nil: unkeyed).
+	pseudonymKey []byte
 }
 
 // Deploy is 400 for an intent that does not decode or breaks a
 // deployintent/* rule (the body names the key or each rule ID and field),
-// 501 for a project intent (not served yet), else deploy/apply's answer:
-// 200, 207, 409 or 503. The namespace is the token's, never the body's.
+// else deploy/apply's answer: 200, 207, 409 or 503. A project intent is
+// 403 for an identity with no user (token sub); its names are derived from
+// the project id and the user's pseudonym, and it is validated and applied
+// as a dev deploy (503 with Retry-After while the dev agent is being
+// deleted). The namespace is the token's, never the body's.
 func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []byte) server.Response {
 	in, err := intent.Decode(body)
 	if err != nil {
 		return server.Response{Status: http.StatusBadRequest, Body: intent.BadRequest(err)}
 	}
-	if in.Pack.Project != nil {
-		return server.Response{Status: http.StatusNotImplemented,
-			Body: intent.ErrorResponse{Error: "pack.project (a dev project intent) is not served by this operator yet; deploy published content with pack.content"}}
-	}
 	facts := clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore)
+	if in.Pack.Project != nil {
+		return d.deployProject(ctx, caller, in, facts)
+	}
 	if denied := denies(intent.Validate(in, facts, "")); len(denied) > 0 {
 		return server.Response{Status: http.StatusBadRequest, Body: intent.Invalid(denied)}
 	}
@@ -71,6 +102,28 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 		Check:  apply.Check{Schema: d.schema, Facts: facts},
 	})
 	return server.Response{Status: status, Body: res}
+}
+
+// deployProject answers a pack.project intent: the dev agent of the
+// caller's user.
+func (d intentDeployer) deployProject(ctx context.Context, caller auth.Caller, in *intent.DeployIntent, facts rules.Facts) server.Response {
+	user := intent.Pseudonym(caller.Subject, d.pseudonymKey)
+	if user == "" {
+		return server.Response{Status: http.StatusForbidden,
+			Body: intent.ErrorResponse{Error: "a dev project intent deploys the signed-in user's own dev agent, and this identity has no user (no token subject)"}}
+	}
+	if denied := denies(intent.Validate(in, facts, intent.DevName(in.Pack.Project.ID, user))); len(denied) > 0 {
+		return server.Response{Status: http.StatusBadRequest, Body: intent.Invalid(denied)}
+	}
+	res := apply.ApplyProject(ctx, d.client, caller.Namespace, in, user, apply.Options{
+		Reader: d.reader,
+		Check:  apply.Check{Schema: d.schema, Facts: facts},
+	})
+	out := server.Response{Status: res.Status, Body: res.Body}
+	if res.RetryAfter > 0 {
+		out.Header = http.Header{"Retry-After": []string{strconv.Itoa(res.RetryAfter)}}
+	}
+	return out
 }
 
 // denies keeps the findings that refuse.

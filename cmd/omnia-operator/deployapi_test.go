@@ -24,6 +24,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/auth"
 	"github.com/altairalabs/omnia/deploy/auth/authtest"
 	"github.com/altairalabs/omnia/deploy/intent"
+	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -32,8 +33,8 @@ import (
 // certificate over HTTP/1.1 only (even with --enable-http2), refuses a
 // request without a token, serves a viewer the profile from the cache,
 // plans an editor's kit against the cache (400 for a request with neither
-// arenaConfig nor deployConfig) and answers 501 for the routes not wired
-// yet.
+// arenaConfig nor deployConfig), refuses a dev project intent without a user (403)
+// or without an enterprise licence (400).
 func TestDeployAPI(t *testing.T) {
 	needsAPIServer(t)
 	signer := authtest.MustSigner("dash", "EdDSA")
@@ -155,6 +156,28 @@ func TestDeployAPI(t *testing.T) {
 			if r.Action != want || r.URL != "" {
 				t.Errorf("deploy: %s %s %s (error %q), want %s and no url", r.Kind, r.Name, r.Action, r.Error, want)
 			}
+		}
+	}
+	// A dev project intent: an identity with no user is 403; a user on the
+	// open-core licence this operator runs with is 400 (the project rules
+	// require an enterprise operator).
+	project := `{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{"project":{"id":"my-project"}},` +
+		`"agents":[{"providers":[{"name":"default","ref":"local-mock"}],"facades":[{"type":"websocket","dataPlane":false}],"idleTimeout":"30m"}]}`
+	noUser := authtest.Claims("", "acme", ns, auth.RoleEditor, time.Now())
+	for _, tc := range []struct {
+		claims *auth.Claims
+		want   int
+		in     string
+	}{
+		{&noUser, http.StatusForbidden, "no user"},
+		{&editor, http.StatusBadRequest, rules.DeployIntentProjectLicenseRuleID},
+	} {
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deployments", project, tc.claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.want || !strings.Contains(string(body), tc.in) {
+			t.Errorf("project intent (sub %q): %d %s, want %d naming %q", tc.claims.Subject, code, body, tc.want, tc.in)
 		}
 	}
 	ar := &v1alpha1.AgentRuntime{}

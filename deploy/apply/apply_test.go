@@ -34,7 +34,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "ToolRegistry", "ToolPolicy"}})
+	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "PromptPackSource", "ToolRegistry", "ToolPolicy"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

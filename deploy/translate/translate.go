@@ -150,7 +150,7 @@ func Translate(in *intent.DeployIntent, namespace string) *Objects {
 			Spec: v1alpha1.PromptPackSpec{
 				PackName: in.Pack.Name,
 				Version:  version,
-				Source: v1alpha1.PromptPackSource{
+				Source: v1alpha1.PromptPackContentSource{
 					ConfigMapRef: &v1alpha1.LocalObjectReference{Name: ContentConfigMapName(packObject)},
 				},
 			},

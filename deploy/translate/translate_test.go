@@ -75,7 +75,7 @@ func TestTranslate(t *testing.T) {
 			eq(t, "promptpack name", o.PromptPack.Name, "my-pack-1.2.3")
 			eq(t, "promptpack spec", o.PromptPack.Spec, v1alpha1.PromptPackSpec{
 				PackName: "my-pack", Version: "1.2.3",
-				Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "my-pack-1.2.3-content"}},
+				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "my-pack-1.2.3-content"}},
 			})
 			eq(t, "promptpack labels", o.PromptPack.Labels, map[string]string{"team": "support", rules.PromptPackLabel: "my-pack"})
 			eq(t, "no registry", o.ToolRegistry, (*v1alpha1.ToolRegistry)(nil))

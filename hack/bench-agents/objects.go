@@ -56,7 +56,7 @@ func createAgent(ctx context.Context, c client.Client, i int, baseURL string) er
 		&v1alpha1.PromptPack{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pack, Labels: map[string]string{rules.PromptPackLabel: pack}},
 			Spec: v1alpha1.PromptPackSpec{PackName: pack, Version: packVersion,
-				Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: pack}}},
+				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: pack}}},
 		},
 		&v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: providerSpec(baseURL)},
 		&v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: agentSpec(name, pack)},

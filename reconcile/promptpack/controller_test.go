@@ -124,7 +124,7 @@ func newPack(ns, name, cm string) *v1alpha1.PromptPack {
 	return &v1alpha1.PromptPack{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: "support"}},
 		Spec: v1alpha1.PromptPackSpec{PackName: "support", Version: "1.0.0",
-			Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: cm}}},
+			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: cm}}},
 	}
 }
 
@@ -368,7 +368,7 @@ func TestLivePackIsLeftAlone(t *testing.T) {
 	pack := &v1alpha1.PromptPack{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dev-pack", Labels: map[string]string{rules.PromptPackLabel: "dev-pack", isolatedLabel: "true"}},
 		Spec: v1alpha1.PromptPackSpec{PackName: "dev-pack",
-			Source: v1alpha1.PromptPackSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}},
+			Source: v1alpha1.PromptPackContentSource{Live: &v1alpha1.PromptPackLiveSource{ProjectRef: v1alpha1.LocalObjectReference{Name: "proj"}}}},
 	}
 	create(t, pack)
 	reconcileOnce(t, r, client.ObjectKeyFromObject(pack))

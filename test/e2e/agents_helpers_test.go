@@ -182,7 +182,7 @@ func createPromptPack(ns, packName, version string) {
 	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
 		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
-			Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
+			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
 	})).To(Succeed())
 	Eventually(func(g Gomega) {
 		p := &v1alpha1.PromptPack{}

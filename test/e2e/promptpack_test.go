@@ -29,7 +29,7 @@ var _ = Describe("PromptPack", func() {
 		pack := &v1alpha1.PromptPack{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1", Labels: map[string]string{"omnia.altairalabs.ai/promptpack": "support"}},
 			Spec: v1alpha1.PromptPackSpec{PackName: "support", Version: "1.0.0",
-				Source: v1alpha1.PromptPackSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1"}}},
+				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1"}}},
 		}
 		Expect(k8sClient.Create(ctx, pack)).To(Succeed())
 		state := func() string {
