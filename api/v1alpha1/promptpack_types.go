@@ -36,6 +36,57 @@ type PromptPackSpec struct {
 	// Arena project compiled in place.
 	// +required
 	Source PromptPackContentSource `json:"source"`
+
+	// skills are the SkillSources the pack's agents may load skills from:
+	// what a deploy intent's pack.skills becomes. At most 64, each source
+	// once.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=source
+	// +optional
+	Skills []PromptPackSkill `json:"skills,omitempty"`
+
+	// skillsConfig bounds the skills active at once (a deploy intent's
+	// pack.skillsConfig).
+	// +optional
+	SkillsConfig *PromptPackSkillsConfig `json:"skillsConfig,omitempty"`
+}
+
+// PromptPackSkill is one SkillSource a pack uses.
+type PromptPackSkill struct {
+	// source names a SkillSource in the pack's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Source string `json:"source"`
+
+	// include lists the skills of the source to use; empty uses every one.
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=set
+	// +optional
+	Include []string `json:"include,omitempty"`
+
+	// mountAs is the directory name the source's skills are mounted under.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	MountAs string `json:"mountAs,omitempty"`
+}
+
+// PromptPackSkillsConfig bounds a pack's active skills.
+type PromptPackSkillsConfig struct {
+	// maxActive is how many skills may be active at once.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxActive *int32 `json:"maxActive,omitempty"`
+
+	// selector chooses the active skills (the runtime's selector
+	// expression).
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Selector string `json:"selector,omitempty"`
 }
 
 // PromptPackContentSource is where a PromptPack's content lives.

@@ -32,6 +32,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/intent"
@@ -153,6 +154,8 @@ func Translate(in *intent.DeployIntent, namespace string) *Objects {
 				Source: v1alpha1.PromptPackContentSource{
 					ConfigMapRef: &v1alpha1.LocalObjectReference{Name: ContentConfigMapName(packObject)},
 				},
+				Skills:       packSkills(in.Pack.Skills),
+				SkillsConfig: packSkillsConfig(in.Pack.SkillsConfig),
 			},
 		},
 	}
@@ -242,4 +245,28 @@ func toolPolicy(in *intent.DeployIntent, namespace, registry string) *v1alpha1.T
 		Spec: v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: registry},
 			ToolBlocklist: append([]string(nil), in.Policy.ToolBlocklist...)},
 	}
+}
+
+// packSkills is pack.skills on the PromptPack (spec.skills), in order.
+func packSkills(in []intent.Skill) []v1alpha1.PromptPackSkill {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.PromptPackSkill, 0, len(in))
+	for _, s := range in {
+		out = append(out, v1alpha1.PromptPackSkill{Source: s.Source, Include: append([]string(nil), s.Include...), MountAs: s.MountAs})
+	}
+	return out
+}
+
+// packSkillsConfig is pack.skillsConfig on the PromptPack.
+func packSkillsConfig(in *intent.SkillsConfig) *v1alpha1.PromptPackSkillsConfig {
+	if in == nil {
+		return nil
+	}
+	out := &v1alpha1.PromptPackSkillsConfig{Selector: in.Selector}
+	if in.MaxActive != nil {
+		out.MaxActive = ptr.To(*in.MaxActive)
+	}
+	return out
 }

@@ -97,6 +97,17 @@ func TestTranslate(t *testing.T) {
 			eq(t, "agent pin", o.Agents[0].Desired.Spec.PromptPackRef, &v1alpha1.AgentRuntimePromptPackRef{Name: "my-pack"})
 		},
 	}, {
+		name: "pack skills and skillsConfig on the PromptPack",
+		intent: func(in *intent.DeployIntent) {
+			in.Pack.Skills = []intent.Skill{{Source: "policies", Include: []string{"refunds"}, MountAs: "team"}, {Source: "faq"}}
+			in.Pack.SkillsConfig = &intent.SkillsConfig{MaxActive: ptr.To(int32(3)), Selector: "tags.has('billing')"}
+		},
+		check: func(t *testing.T, o *Objects) {
+			eq(t, "skills", o.PromptPack.Spec.Skills, []v1alpha1.PromptPackSkill{
+				{Source: "policies", Include: []string{"refunds"}, MountAs: "team"}, {Source: "faq"}})
+			eq(t, "skillsConfig", o.PromptPack.Spec.SkillsConfig, &v1alpha1.PromptPackSkillsConfig{MaxActive: ptr.To(int32(3)), Selector: "tags.has('billing')"})
+		},
+	}, {
 		name: "agent defaults: one websocket facade with handler runtime, role llm, pack ref, intent labels",
 		check: func(t *testing.T, o *Objects) {
 			a := o.Agents[0]
