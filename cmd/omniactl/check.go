@@ -19,6 +19,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/config/crd"
+	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -143,6 +144,10 @@ const (
 	classConfigMap
 	classCRD
 	classClaim // a PersistentVolumeClaim: only its name is a fact
+	// classIntent is a deploy intent (apiVersion deploy.omnia.altairalabs.ai/v1,
+	// no kind): decoded as the deploy API decodes it and judged by the
+	// deployintent/* rules, so check and the API answer the same.
+	classIntent
 )
 
 // check reads the given paths and evaluates every Omnia document in them.
@@ -236,6 +241,9 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 	apiVersion, ok := obj["apiVersion"].(string)
 	if !ok || apiVersion == "" {
 		return fmt.Errorf("no apiVersion: every manifest needs apiVersion and kind")
+	}
+	if apiVersion == intent.APIVersion {
+		return prepareIntent(d, obj)
 	}
 	kind, ok := obj["kind"].(string)
 	if !ok || kind == "" {
@@ -346,11 +354,17 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 				facts.AddCRD(d.crd)
 			}
 			rep.Facts++
+		case classIntent:
+			// Judged by evaluateIntents.
 		default:
 			rep.Skipped++
 		}
 	}
 
+	intentResults, err := evaluateIntents(docs, facts)
+	if err != nil {
+		return nil, err
+	}
 	opts := rules.Options{Severity: cfg.Severity}
 	rep.Results = make([]result, len(omnia))
 	errs := make([]error, len(omnia))
@@ -375,6 +389,7 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 	if len(problems) > 0 {
 		return nil, &inputError{msg: strings.Join(problems, "\n")}
 	}
+	rep.Results = mergeByPosition(docs, rep.Results, intentResults)
 	return rep, nil
 }
 

@@ -60,6 +60,8 @@ check reads files, directories (recursively: *.yaml, *.yml, *.json) and "-"
 Workspace, ToolPolicy, ConfigMap and Secret documents (keys only) are facts
 for the others; every Omnia document is evaluated with the schema (OpenAPI and CEL, as
 the API server runs it) and every Go rule, admission and reconcile stage.
+A deploy intent (apiVersion deploy.omnia.altairalabs.ai/v1) is decoded and
+judged by the deployintent/* rules, as the operator's deploy API judges it.
 Other documents are skipped. The licence the rules see is the open-core one,
 or the --license file, verified with --license-public-key as the operator
 verifies the arena-license Secret.
