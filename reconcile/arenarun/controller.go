@@ -402,7 +402,21 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		return nil
 	}
 
-	// 4. The service group and the queue, pinned once.
+	// 4. The service group and the queue, pinned once. The pin holds for
+	// the run's life, so the Workspace it is decided from is read fresh
+	// from the API server: a Workspace applied together with the run (as a
+	// GitOps tool applies both) may not be in the cache yet, and the run
+	// would be pinned to the default queue for good. A failed read holds
+	// the Job and retries.
+	if st.Queue == nil {
+		fresh := clusterfacts.New(ctx, r.secrets, r.secrets, r.mapper, r.opts.License)
+		fw, _ := fresh.Workspace(run.Namespace)
+		if err := fresh.Err(); err != nil {
+			r.holdJob(st, "reading the namespace's Workspace: "+err.Error(), gen, now, s)
+			return nil
+		}
+		ws = fw
+	}
 	gr := rules.ArenaRunServiceGroup(t, ws)
 	if gr.FailReason != "" && st.Queue == nil {
 		fail(st, gr.FailReason, gr.Message, gen, now, s)
