@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/auth"
@@ -121,19 +122,14 @@ func BenchmarkDeployAPI(b *testing.B) {
 		body := []byte(`{"deployConfig":{"providers":[{"name":"default","ref":"local-mock"},{"name":"embed","ref":"nope","role":"embedding"}]}}`)
 		// Wait for the cache to see the Provider, so every iteration
 		// answers the same plan.
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			var p intent.PlanResponse
+		var p intent.PlanResponse
+		if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 			if err := json.Unmarshal(post("/api/v1/workspaces/acme/deploy/plan", ns, body, http.StatusOK), &p); err != nil {
-				b.Fatal(err)
+				return false, err
 			}
-			if len(p.Providers) == 2 && p.Providers[0].Resolved {
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("the plan never resolved the Provider: %+v", p)
-			}
-			time.Sleep(100 * time.Millisecond)
+			return len(p.Providers) == 2 && p.Providers[0].Resolved, nil
+		}); err != nil {
+			b.Fatalf("the plan never resolved the Provider: %v (%+v)", err, p)
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -196,15 +197,11 @@ func postIntent(t *testing.T, hc *http.Client, addr, tok string, body []byte, ou
 	)
 	// The listener is up once /readyz says so; retry a refused connection
 	// briefly all the same.
-	for attempt := 0; ; attempt++ {
-		resp, err = hc.Do(req)
-		if err == nil || attempt == 20 {
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
+	if werr := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	if err != nil {
+		resp, err = hc.Do(req)
+		return err == nil, nil
+	}); werr != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()

@@ -217,7 +217,9 @@ const (
 var deployedBy = map[string]string{LabelManagedBy: ManagedByDeployAPI}
 
 // MadeByDeploy reports whether a live object carries the deploy's mark.
-func MadeByDeploy(obj metav1.Object) bool { return obj.GetLabels()[LabelManagedBy] == ManagedByDeployAPI }
+func MadeByDeploy(obj metav1.Object) bool {
+	return obj.GetLabels()[LabelManagedBy] == ManagedByDeployAPI
+}
 
 // credentialsSecret is the Secret credentials.data is written to, keys
 // verbatim. The owner reference to the ToolRegistry is the apply's (it

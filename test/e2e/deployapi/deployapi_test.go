@@ -264,14 +264,16 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 
 	It("a redeploy that changes nothing writes nothing: every result unchanged, no object's resourceVersion or generation moves, no write reaches the API server", func() {
 		in := publishedIntent(vendor.URL+"/lookup", agent("support-bot"), agent("triage-bot"))
-		// The controllers settle first (status writes move resourceVersion).
-		var before map[string]objectState
+		// The controllers settle first (status writes move resourceVersion):
+		// two polls a second apart see the same objects.
+		var before, prev map[string]objectState
 		Eventually(func(g Gomega) {
 			a := snapshot(ns)
-			time.Sleep(time.Second)
-			g.Expect(snapshot(ns)).To(Equal(a))
+			last := prev
+			prev = a
+			g.Expect(a).To(Equal(last))
 			before = a
-		}).WithTimeout(time.Minute).Should(Succeed(), "the namespace's objects settle")
+		}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed(), "the namespace's objects settle")
 		Expect(before).To(HaveLen(7), "%v", before)
 		writesBefore := intentWrites(ctx)
 
