@@ -2,7 +2,6 @@ package netguard
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/altairalabs/omnia/test/dnstest"
 )
 
 func TestBlocked(t *testing.T) {
@@ -144,70 +145,11 @@ func TestTransportRefusesMetadata(t *testing.T) {
 	}
 }
 
-// startDNS serves A records from answers on a local UDP socket and returns a
-// resolver that asks only it. AAAA and unknown names get an empty answer.
+// startDNS serves A records from answers (test/dnstest) and returns a
+// resolver that asks only it.
 func startDNS(t *testing.T, answers map[string][4]byte) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pc.Close() })
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if resp := dnsAnswer(buf[:n], answers); resp != nil {
-				_, _ = pc.WriteTo(resp, from)
-			}
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
-
-// dnsAnswer builds the response to a one-question query (RFC 1035 4.1).
-func dnsAnswer(q []byte, answers map[string][4]byte) []byte {
-	if len(q) < 12 {
-		return nil
-	}
-	// Question: labels up to a zero byte, then QTYPE and QCLASS.
-	i := 12
-	var name strings.Builder
-	for i < len(q) && q[i] != 0 {
-		l := int(q[i])
-		if i+1+l > len(q) {
-			return nil
-		}
-		name.Write(q[i+1 : i+1+l])
-		name.WriteByte('.')
-		i += 1 + l
-	}
-	if i+5 > len(q) {
-		return nil
-	}
-	qtype := binary.BigEndian.Uint16(q[i+1:])
-	question := q[12 : i+5]
-	ip, ok := answers[strings.ToLower(name.String())]
-	an := uint16(0)
-	if ok && qtype == 1 {
-		an = 1
-	}
-	resp := make([]byte, 12, 64)
-	copy(resp, q[:2])                            // ID
-	binary.BigEndian.PutUint16(resp[2:], 0x8180) // response, recursion desired and available, no error
-	binary.BigEndian.PutUint16(resp[4:], 1)      // QDCOUNT
-	binary.BigEndian.PutUint16(resp[6:], an)     // ANCOUNT
-	resp = append(resp, question...)
-	if an == 1 {
-		resp = append(resp, 0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4) // name pointer, A, IN, TTL 60, RDLENGTH 4
-		resp = append(resp, ip[:]...)
-	}
-	return resp
+	return dnstest.Start(t, func(name string) ([4]byte, bool) {
+		ip, ok := answers[name]
+		return ip, ok
+	})
 }
