@@ -72,5 +72,13 @@ func Profile(ctx context.Context, r client.Reader, namespace, workspace, apiEndp
 	}
 	slices.SortFunc(p.Providers, func(a, b intent.ProfileProvider) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(p.Skills, func(a, b intent.ProfileSkill) int { return strings.Compare(a.Name, b.Name) })
+	// Bounded, as every list the operator serves: the first entries by
+	// name. A workspace with more Providers or SkillSources than this is
+	// beyond what a discovery document is for.
+	p.Providers = p.Providers[:min(len(p.Providers), MaxProfileEntries)]
+	p.Skills = p.Skills[:min(len(p.Skills), MaxProfileEntries)]
 	return p, nil
 }
+
+// MaxProfileEntries bounds the profile's providers and skills, each.
+const MaxProfileEntries = 500
