@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -303,8 +304,17 @@ func (d *decoder) list(cfg map[string]json.RawMessage, path, key, shape string) 
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, d.bad(join(path, key), shape, err)
 	}
+	if len(items) > MaxBindings {
+		// Each binding is a lookup and a schema pass: a kit's handful, not
+		// what a 1 MiB body could hold.
+		return nil, d.bad(join(path, key), fmt.Sprintf("at most %d entries", MaxBindings),
+			fmt.Errorf("%d entries", len(items)))
+	}
 	return items, nil
 }
+
+// MaxBindings bounds each of a plan's lists (providers, tools, skills).
+const MaxBindings = 256
 
 // object reads one list item as an object.
 func (d *decoder) object(raw json.RawMessage, path, shape string) (map[string]json.RawMessage, error) {

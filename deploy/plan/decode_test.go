@@ -144,6 +144,8 @@ func TestDecodeBadRequest(t *testing.T) {
 			"arenaConfig", "spec.deploy.config.providers", "a name-keyed map is not accepted", "cannot unmarshal object"},
 		{"role sent as a number", body(t, "spec:\n  deploy:\n    config:\n      providers:\n        - {name: a, ref: b}\n        - {name: default, ref: claude-prod, role: 1}\n", nil),
 			"arenaConfig", "spec.deploy.config.providers[1].role", "a string", "cannot unmarshal number"},
+		{"more providers than MaxBindings", []byte(`{"deployConfig":{"providers":[` + strings.Repeat(`{"name":"a","ref":"b"},`, MaxBindings) + `{"name":"a","ref":"b"}]}}`),
+			"deployConfig", "providers", "at most 256 entries", "257 entries"},
 		{"provider item null", body(t, "deploy:\n  config:\n    providers:\n      -\n", nil),
 			"arenaConfig", "deploy.config.providers[0]", "a provider binding {name, ref, role?}", "got null"},
 		{"provider item a string", body(t, "deploy:\n  config:\n    providers: [claude-prod]\n", nil),
