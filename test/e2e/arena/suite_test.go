@@ -35,17 +35,12 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/altairalabs/omnia/admission"
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
-	"github.com/altairalabs/omnia/licensing/reload"
 	"github.com/altairalabs/omnia/test/arenafixture"
 	"github.com/altairalabs/omnia/test/controlplane"
 	testredis "github.com/altairalabs/omnia/test/redis"
@@ -144,19 +139,7 @@ var _ = AfterSuite(func() {
 	}
 })
 
-// installLicence writes an enterprise licence with every feature into the
-// arena-license Secret of the operator's namespace.
+// installLicence installs an enterprise licence the operator trusts.
 func installLicence(ctx context.Context) {
-	claims := licensing.NewClaims("arena-e2e", "arena e2e", licensing.TierEnterprise, licensing.AllFeatures,
-		&licensing.Limits{}, time.Now(), time.Hour)
-	token, err := licensing.Sign(claims, signingKey)
-	Expect(err).NotTo(HaveOccurred())
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: admission.DefaultExcludedNamespace}}
-	if err := k8sClient.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	Expect(k8sClient.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: admission.DefaultExcludedNamespace, Name: reload.DefaultSecretName},
-		Data:       map[string][]byte{reload.DefaultSecretKey: []byte(token)},
-	})).To(Succeed())
+	Expect(controlplane.InstallLicence(ctx, k8sClient, signingKey, "arena-e2e", "arena e2e")).To(Succeed())
 }
