@@ -43,6 +43,7 @@ import (
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/arenafixture"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/licencetest"
 	testredis "github.com/altairalabs/omnia/test/redis"
 )
 
@@ -141,5 +142,5 @@ var _ = AfterSuite(func() {
 
 // installLicence installs an enterprise licence the operator trusts.
 func installLicence(ctx context.Context) {
-	Expect(controlplane.InstallLicence(ctx, k8sClient, signingKey, "arena-e2e", "arena e2e")).To(Succeed())
+	Expect(licencetest.InstallLicence(ctx, k8sClient, signingKey, "arena-e2e", "arena e2e")).To(Succeed())
 }

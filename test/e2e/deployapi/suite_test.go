@@ -47,6 +47,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/auth/authtest"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/licencetest"
 )
 
 // maxBody is the operator's --deploy-api-max-body-bytes: small, so the 413
@@ -142,7 +143,7 @@ var _ = AfterSuite(func() {
 
 // installLicence installs an enterprise licence the operator trusts.
 func installLicence(ctx context.Context) {
-	Expect(controlplane.InstallLicence(ctx, k8sClient, licenceKey, "deployapi-e2e", "deploy API e2e")).To(Succeed())
+	Expect(licencetest.InstallLicence(ctx, k8sClient, licenceKey, "deployapi-e2e", "deploy API e2e")).To(Succeed())
 }
 
 // token mints a token for claims with the trusted key.

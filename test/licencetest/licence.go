@@ -1,4 +1,5 @@
-package controlplane
+// Package licencetest installs licences in a test cluster.
+package licencetest
 
 import (
 	"context"
