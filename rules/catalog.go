@@ -123,7 +123,7 @@ func (r *Rule) finding(err *field.Error, opts Options) Finding {
 	if s, ok := opts.Severity[r.ID]; ok {
 		sev = s
 	}
-	return Finding{
+	return r.boundByActions(Finding{
 		RuleID:    r.ID,
 		Field:     err.Field,
 		Severity:  sev,
@@ -132,7 +132,7 @@ func (r *Rule) finding(err *field.Error, opts Options) Finding {
 		Reason:    r.Reason,
 		Condition: r.Condition,
 		Message:   err.Detail,
-	}
+	})
 }
 
 // Default is the catalog every consumer uses; each kind's file registers its

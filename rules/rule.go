@@ -47,6 +47,9 @@ const (
 	// SourceGo: a check in this package, enforced by the webhook and the
 	// reconcilers.
 	SourceGo Source = "go"
+	// SourcePolicy: a rule of a ValidationPolicy (CEL or Rego), compiled by
+	// policies/ and added to the catalog at run time (Catalog.With).
+	SourcePolicy Source = "policy"
 )
 
 // Check inspects one object and returns the field errors it finds. The
@@ -91,6 +94,9 @@ type Rule struct {
 	// before the API server drops it.
 	PrunedFields  []string
 	PrunedMessage string
+	// AdmissionActions, on a policy rule, are its policy's
+	// validationActions; nil on a built-in rule (see policyrules.go).
+	AdmissionActions *AdmissionActions
 }
 
 // Input is what a check sees.
@@ -118,6 +124,14 @@ type Finding struct {
 	// or the update left spec unchanged or was made to a Terminating object.
 	// Its Severity is then warn, so it is reported and never refuses.
 	Ratcheted bool `json:"ratcheted,omitempty"`
+	// AuditOnly marks a policy rule's finding whose policy's
+	// validationActions are Audit alone: admission records it (an audit
+	// annotation, a metric) and neither warns nor denies. Every other
+	// surface reports it as usual.
+	AuditOnly bool `json:"auditOnly,omitempty"`
+	// Audit marks a policy rule's finding whose policy's validationActions
+	// hold Audit: admission also records it as an audit annotation.
+	Audit bool `json:"audit,omitempty"`
 }
 
 // String renders a finding the way every surface prints it.

@@ -14,18 +14,25 @@ type SeverityOverrides map[string]Severity
 func (s SeverityOverrides) String() string { return fmt.Sprint(map[string]Severity(s)) }
 
 // Set implements flag.Value: it accepts <rule-id>=deny|warn for a rule in
-// the Default catalog.
+// the Default catalog, or for a policy rule (policy/<policy>/<rule>), which
+// policies add at run time and so cannot be looked up when flags are parsed.
 func (s SeverityOverrides) Set(v string) error {
 	id, sev, ok := strings.Cut(v, "=")
 	if !ok {
 		return fmt.Errorf("want <rule-id>=deny|warn, got %q", v)
 	}
-	r, known := Default.Lookup(id)
-	if !known {
-		return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
-	}
-	if err := Overridable(r); err != nil {
-		return err
+	if strings.HasPrefix(id, PolicyRulePrefix) {
+		if !IsPolicyRuleID(id) {
+			return fmt.Errorf("policy rule ID %q is not policy/<policy>/<rule>", id)
+		}
+	} else {
+		r, known := Default.Lookup(id)
+		if !known {
+			return fmt.Errorf("unknown rule ID %q (omniactl rules lists the catalog)", id)
+		}
+		if err := Overridable(r); err != nil {
+			return err
+		}
 	}
 	switch Severity(sev) {
 	case SeverityDeny, SeverityWarn:

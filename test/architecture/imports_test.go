@@ -104,6 +104,11 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		pkg:        "policies",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing"},
+	},
+	{
 		// The CLI audits offline; its deploy client shares the wire types.
 		pkg:        "cmd/omniactl",
 		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing", "deploy/intent", "cmd/omniactl/"},
