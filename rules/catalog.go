@@ -55,6 +55,18 @@ func (c *Catalog) Register(r Rule) {
 	sort.Strings(c.order)
 }
 
+// Applies reports whether r judges in: it is for kind, and its policy (if
+// any) selects the object.
+func (r *Rule) Applies(kind string, in Input) bool {
+	if !slices.Contains(r.Kinds, kind) {
+		return false
+	}
+	if in.Facts == nil {
+		in.Facts = NoFacts{}
+	}
+	return r.Match == nil || r.Match(in)
+}
+
 // Lookup returns the rule with the given ID.
 func (c *Catalog) Lookup(id string) (*Rule, bool) {
 	r, ok := c.rules[id]
@@ -109,6 +121,9 @@ func (c *Catalog) Evaluate(kind string, in Input, opts Options) []Finding {
 	for _, id := range c.order {
 		r := c.rules[id]
 		if r.Check == nil || !slices.Contains(r.Kinds, kind) || !opts.wantRule(r) {
+			continue
+		}
+		if r.Match != nil && !r.Match(in) {
 			continue
 		}
 		for _, err := range r.Check(in) {

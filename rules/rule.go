@@ -97,6 +97,11 @@ type Rule struct {
 	// AdmissionActions, on a policy rule, are its policy's
 	// validationActions; nil on a built-in rule (see policyrules.go).
 	AdmissionActions *AdmissionActions
+	// Match, on a policy rule, says whether its policy selects the object
+	// (namespaceSelector, objectSelector): Evaluate runs Check only on a
+	// selected object, and a reconciler reports a policy condition only on
+	// one. Nil selects every object of Kinds (every built-in rule).
+	Match func(in Input) bool
 }
 
 // Input is what a check sees.
