@@ -75,6 +75,13 @@ func (r *Rule) findingAt(path, msg string, opts Options) Finding {
 // findings in its conditions calls it, so they judge exactly as omniactl and
 // the webhook do.
 func FullStored(ctx context.Context, sv *SchemaValidator, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
+	return FullStoredIn(ctx, sv, Default, kind, obj, facts)
+}
+
+// FullStoredIn is FullStored with the given catalog: the built-in rules and
+// the policy rules in force (policies.Store.Catalog), as the reconcilers and
+// the background audit judge a stored object.
+func FullStoredIn(ctx context.Context, sv *SchemaValidator, cat *Catalog, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, err
@@ -82,5 +89,5 @@ func FullStored(ctx context.Context, sv *SchemaValidator, kind string, obj runti
 	m["apiVersion"] = v1alpha1.GroupVersion.String()
 	m["kind"] = kind
 	delete(m, "status")
-	return Full(ctx, sv, Default, m, nil, facts, Options{})
+	return Full(ctx, sv, cat, m, nil, facts, Options{})
 }
