@@ -184,16 +184,16 @@ func (c *celRule) eval(ke *kindEnv, in *evalInput, params paramsValue, fieldPath
 	act := newCELActivation(ke, in, params)
 	val, _, err := prog.Eval(act)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath(fieldPath), nil, "evaluation failed: "+celEvalError(err))}, true
+		return field.ErrorList{finding(fieldPath, "evaluation failed: "+celEvalError(err))}, true
 	}
 	ok, isBool := val.Value().(bool)
 	if !isBool {
-		return field.ErrorList{field.Invalid(field.NewPath(fieldPath), nil, fmt.Sprintf("evaluation failed: the expression gave %v, not a bool", val.Type()))}, true
+		return field.ErrorList{finding(fieldPath, fmt.Sprintf("evaluation failed: the expression gave %v, not a bool", val.Type()))}, true
 	}
 	if ok {
 		return nil, false
 	}
-	return field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, Field: fieldPath, BadValue: "", Detail: c.messageFor(ke, act, message)}}, false
+	return field.ErrorList{finding(fieldPath, c.messageFor(ke, act, message))}, false
 }
 
 // messageFor is the finding's message: message, else the
@@ -231,7 +231,7 @@ func (c *celRule) messageFor(ke *kindEnv, act *celActivation, message string) st
 func celEvalError(err error) string {
 	msg := err.Error()
 	if strings.Contains(msg, "cost limit exceeded") {
-		return fmt.Sprintf("cost budget exceeded (the limit per evaluation is %d)", uint64(CELRuntimeCostBudget))
+		return fmt.Sprintf("the runtime limit of %d per evaluation was reached: cost budget exceeded", uint64(CELRuntimeCostBudget))
 	}
 	return msg
 }

@@ -180,13 +180,13 @@ func TestCompiledRule(t *testing.T) {
 		strings.Join(r.Kinds, ",") != "Provider,AgentRuntime" {
 		t.Errorf("rule 0 = %+v", r)
 	}
-	if !strings.HasPrefix(r.Doc, "ValidationPolicy p rule model-set (cel)") || !strings.Contains(r.Doc, "set a model") {
+	if r.Doc != "ValidationPolicy p rule model-set (cel): set a model" {
 		t.Errorf("doc %q", r.Doc)
 	}
 	if a := r.AdmissionActions; a == nil || a.Deny || !a.Warn || !a.Audit {
 		t.Errorf("actions %+v", a)
 	}
-	if c.Rules[1].Severity != rules.SeverityWarn || !strings.Contains(c.Rules[1].Doc, "(rego)") {
+	if c.Rules[1].Severity != rules.SeverityWarn || c.Rules[1].Doc != "ValidationPolicy p rule warned (rego): reports each member of the module's violation set" {
 		t.Errorf("rule 1 = %+v", c.Rules[1])
 	}
 	// The default validationActions is [Deny].

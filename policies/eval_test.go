@@ -205,7 +205,7 @@ func TestEvaluateCELCostBudget(t *testing.T) {
 		big.Spec.Handlers[i].Name = fmt.Sprintf("h%d-%s", i, strings.Repeat("x", 20000))
 	}
 	got := evaluate(t, c, "ToolRegistry", rules.Input{Object: big})
-	if len(got) != 1 || got[0].String() != "[policy/p/pairs] spec.handlers: evaluation failed: cost budget exceeded (the limit per evaluation is 10000000)" {
+	if len(got) != 1 || got[0].String() != "[policy/p/pairs] spec.handlers: evaluation failed: the runtime limit of 10000000 per evaluation was reached: cost budget exceeded" {
 		t.Fatalf("findings %v", got)
 	}
 	if !slices.Equal(failures, []bool{false, true}) {

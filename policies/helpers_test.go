@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -89,12 +88,3 @@ func evaluate(t testing.TB, c *Compiled, kind string, in rules.Input) []rules.Fi
 	return cat.Evaluate(kind, in, rules.Options{})
 }
 
-func ruleIDs(fs []rules.Finding) []string {
-	out := []string{}
-	for _, f := range fs {
-		out = append(out, f.RuleID)
-	}
-	return out
-}
-
-var _ runtime.Object = &v1alpha1.Provider{}
