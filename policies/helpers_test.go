@@ -87,4 +87,3 @@ func evaluate(t testing.TB, c *Compiled, kind string, in rules.Input) []rules.Fi
 	}
 	return cat.Evaluate(kind, in, rules.Options{})
 }
-
