@@ -8,7 +8,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
-	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
@@ -20,10 +19,14 @@ import (
 // a CRD, so it is refused here too, and a runtime cost budget stops an
 // evaluation the estimate let through.
 const (
-	// CELExpressionCostLimit bounds one expression's estimated cost.
-	CELExpressionCostLimit = apiextensionsvalidation.StaticEstimatedCostLimit
-	// CELPolicyCostLimit bounds the sum of a policy's estimated costs.
-	CELPolicyCostLimit = apiextensionsvalidation.StaticEstimatedCRDCostLimit
+	// CELExpressionCostLimit bounds one expression's estimated cost:
+	// apiextensions-apiserver's StaticEstimatedCostLimit. (Its package is
+	// not imported: it pulls in the API server's webhook client, which the
+	// policies room may not depend on; a test keeps the two equal.)
+	CELExpressionCostLimit = 10000000
+	// CELPolicyCostLimit bounds the sum of a policy's estimated costs:
+	// apiextensions-apiserver's StaticEstimatedCRDCostLimit.
+	CELPolicyCostLimit = 100000000
 	// CELRuntimeCostBudget bounds one evaluation of one expression.
 	CELRuntimeCostBudget = celconfig.RuntimeCELCostBudget
 	// celMaxMessageBytes bounds a messageExpression's result, as

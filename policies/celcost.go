@@ -2,7 +2,6 @@ package policies
 
 import (
 	"github.com/google/cel-go/checker"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 )
@@ -24,12 +23,12 @@ func (s *sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstim
 		return nil
 	}
 	switch path[0] {
-	case plugincel.ObjectVarName, plugincel.OldObjectVarName:
+	case varObject, varOldObject:
 		return declTypeSize(s.object.declType, path[1:])
-	case plugincel.ParamsVarName:
+	case varParams:
 		// No value inside params is larger than params' JSON.
 		return &checker.SizeEstimate{Min: 0, Max: uint64(s.params.size)}
-	case plugincel.NamespaceVarName:
+	case varNamespace:
 		return &checker.SizeEstimate{Min: 0, Max: uint64(celconfig.MaxRequestSizeBytes)}
 	}
 	return nil

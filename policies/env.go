@@ -13,7 +13,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
@@ -76,7 +75,7 @@ func NewEnv(opts Options) (*Env, error) {
 		return nil, err
 	}
 	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	namespaceType := plugincel.BuildNamespaceType()
+	namespaceType := namespaceDeclType()
 	matchable := map[string]bool{}
 	for _, k := range MatchKinds() {
 		matchable[k] = true
@@ -144,10 +143,10 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 	envSet, err := base.Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions: []cel.EnvOption{
-			cel.Variable(plugincel.ObjectVarName, declType.CelType()),
-			cel.Variable(plugincel.OldObjectVarName, declType.CelType()),
-			cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
-			cel.Variable(plugincel.ParamsVarName, cel.DynType),
+			cel.Variable(varObject, declType.CelType()),
+			cel.Variable(varOldObject, declType.CelType()),
+			cel.Variable(varNamespace, namespaceType.CelType()),
+			cel.Variable(varParams, cel.DynType),
 		},
 		DeclTypes: []*apiservercel.DeclType{declType, namespaceType},
 	}, environment.StrictCostOpt)

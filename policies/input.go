@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -38,7 +37,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 	if nsObj := rules.NamespaceOf(in.Facts, ns); nsObj != nil {
 		// The same fields ValidatingAdmissionPolicy exposes (no managed
 		// fields, no owner references).
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(plugincel.CreateNamespaceObject(nsObj))
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(namespaceObject(nsObj))
 		if err != nil {
 			return nil, fmt.Errorf("namespace: %w", err)
 		}
