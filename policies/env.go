@@ -178,9 +178,15 @@ func withObjectMeta(s *structuralschema.Structural) *structuralschema.Structural
 		return st
 	}
 	dateTime := structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}, ValueValidation: &structuralschema.ValueValidation{Format: "date-time"}}
-	stringMap := structuralschema.Structural{
-		Generic:              structuralschema.Generic{Type: "object"},
-		AdditionalProperties: &structuralschema.StructuralOrBool{Structural: &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}},
+	// Label values are at most 63 characters and an object's annotations
+	// at most 256 KiB together (apimachinery's metadata validation): CEL's
+	// cost estimate of a rule reading them is then a sane one.
+	stringMap := func(maxValue int64) structuralschema.Structural {
+		v := str(maxValue)
+		return structuralschema.Structural{
+			Generic:              structuralschema.Generic{Type: "object"},
+			AdditionalProperties: &structuralschema.StructuralOrBool{Structural: &v},
+		}
 	}
 	stringList := structuralschema.Structural{Generic: structuralschema.Generic{Type: "array"}, Items: &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}}
 	boolean := structuralschema.Structural{Generic: structuralschema.Generic{Type: "boolean"}}
@@ -202,8 +208,8 @@ func withObjectMeta(s *structuralschema.Structural) *structuralschema.Structural
 			"generation":        {Generic: structuralschema.Generic{Type: "integer"}, ValueValidation: &structuralschema.ValueValidation{Format: "int64"}},
 			"creationTimestamp": dateTime,
 			"deletionTimestamp": dateTime,
-			"labels":            stringMap,
-			"annotations":       stringMap,
+			"labels":            stringMap(63),
+			"annotations":       stringMap(256 * 1024),
 			"finalizers":        stringList,
 			"ownerReferences":   {Generic: structuralschema.Generic{Type: "array"}, Items: &ownerRef},
 		},
