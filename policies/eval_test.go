@@ -305,3 +305,31 @@ func TestEvaluateRegoFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateNumbers: integers reach both languages as integers, compared
+// with params' (JSON) numbers as written.
+func TestEvaluateNumbers(t *testing.T) {
+	replicas := func(n int32) *v1alpha1.AgentRuntime {
+		return &v1alpha1.AgentRuntime{
+			ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"},
+			Spec:       v1alpha1.AgentRuntimeSpec{Runtime: &v1alpha1.AgentRuntimeRuntime{Replicas: &n}},
+		}
+	}
+	for _, r := range []v1alpha1.ValidationPolicyRule{
+		{ID: "cel", CEL: "!has(object.spec.runtime) || !has(object.spec.runtime.replicas) || object.spec.runtime.replicas <= params.maxReplicas", FieldPath: "spec.runtime.replicas", Message: "too many replicas"},
+		{ID: "rego", Rego: "package p\nviolation contains {\"msg\": \"too many replicas\", \"field\": \"spec.runtime.replicas\"} if { input.object.spec.runtime.replicas > input.params.maxReplicas }"},
+	} {
+		t.Run(r.ID, func(t *testing.T) {
+			p := policy(kinds("AgentRuntime"), r)
+			p.Spec.Params = &runtime.RawExtension{Raw: []byte(`{"maxReplicas": 3}`)}
+			c := compiled(t, env(t), p)
+			if got := evaluate(t, c, "AgentRuntime", rules.Input{Object: replicas(3)}); len(got) != 0 {
+				t.Errorf("3 replicas: %v", got)
+			}
+			got := evaluate(t, c, "AgentRuntime", rules.Input{Object: replicas(4)})
+			if len(got) != 1 || got[0].String() != "[policy/p/"+r.ID+"] spec.runtime.replicas: too many replicas" {
+				t.Errorf("4 replicas: %v", got)
+			}
+		})
+	}
+}
