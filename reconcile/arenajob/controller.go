@@ -55,9 +55,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -92,6 +95,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for ArenaJob set policy
+	// conditions (policycheck), and a change re-reconciles every job.
+	// Nil: no policies.
+	Policies policycheck.Policies
 }
 
 func (o Options) withDefaults() Options {
@@ -132,6 +140,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named("arenajob").
 		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&v1alpha1.ArenaRun{}).
+		WatchesRawSource(policycheck.OnChange(opts.Policies, "ArenaJob", func(ctx context.Context) []reconcile.Request {
+			return enqueue.Listed(ctx, r.client, &v1alpha1.ArenaJobList{}, "listing ArenaJobs after a ValidationPolicy change")
+		})).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -149,6 +160,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License)
 	g := groupFindings(rules.Default.Evaluate("ArenaJob", rules.Input{Object: job, Facts: facts}, rules.Options{}))
+	var err error
+	if g.policy, err = policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "ArenaJob", job, facts); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}

@@ -66,6 +66,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -139,6 +140,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// Policies are the platform team's policies in force (the operator's
+	// policies.Store): their rules for Provider set policy conditions
+	// (policycheck), and a change re-reconciles every Provider. Nil: no
+	// policies.
+	Policies policycheck.Policies
 	// SecretReader reads the Secret a Provider names. SetupWithManager
 	// defaults it to the manager's APIReader (uncached: Secrets are watched
 	// as metadata only and never cached with their data); NewReconciler
@@ -245,6 +251,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret), builder.OnlyMetadata).
 		// Each stored probe result reconciles its Provider.
 		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(policycheck.OnChange(opts.Policies, "Provider", r.allProviders)).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -272,6 +279,11 @@ func secretNames(obj client.Object) []string {
 func (r *Reconciler) providersForSecret(ctx context.Context, obj client.Object) []reconcile.Request {
 	return enqueue.Listed(ctx, r.client, &v1alpha1.ProviderList{}, "listing the Providers referencing Secret "+obj.GetNamespace()+"/"+obj.GetName(),
 		client.InNamespace(obj.GetNamespace()), client.MatchingFields{SecretNameIndex: obj.GetName()})
+}
+
+// allProviders lists every Provider, for a change of the policies in force.
+func (r *Reconciler) allProviders(ctx context.Context) []reconcile.Request {
+	return enqueue.Listed(ctx, r.client, &v1alpha1.ProviderList{}, "listing the Providers after a policy change")
 }
 
 // Reconcile computes the Provider's status and writes it when it changed.
@@ -334,6 +346,12 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 		return observation{}, fmt.Errorf("evaluating rules: %w", err)
 	}
 	obs := observation{findings: findings}
+	if obs.policy, err = policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "Provider", p, facts); err != nil {
+		return observation{}, err
+	}
+	if err := facts.Err(); err != nil {
+		return observation{}, fmt.Errorf("evaluating policy rules: %w", err)
+	}
 
 	var value []byte
 	var secretID string

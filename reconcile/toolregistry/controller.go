@@ -53,6 +53,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/prober"
@@ -92,6 +93,11 @@ type Options struct {
 	License rules.LicenseSource
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for ToolRegistry set policy
+	// conditions (policycheck), and a change re-reconciles every registry.
+	// Nil: no policies.
+	Policies policycheck.Policies
 }
 
 func (o Options) withDefaults() Options {
@@ -163,6 +169,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named(ControllerName).
 		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Channel(r.policies.changed, handler.EnqueueRequestsFromMapFunc(r.allRegistries))).
+		WatchesRawSource(policycheck.OnChange(opts.Policies, "ToolRegistry", func(ctx context.Context) []reconcile.Request {
+			return enqueue.Listed(ctx, r.client, &v1alpha1.ToolRegistryList{}, "listing ToolRegistries after a ValidationPolicy change")
+		})).
 		// Each stored probe result reconciles its registry.
 		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
@@ -209,6 +218,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr, Facts: facts}, rules.Options{})
+	validation, err := policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "ToolRegistry", tr, facts)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := facts.Err(); err != nil {
 		// A lookup could not be made: the findings may report as missing
 		// what exists. Write nothing, emit nothing; retry with backoff.
@@ -216,7 +229,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	in := statusInput{
-		findings: findings,
+		findings:   findings,
+		validation: validation,
 		probe:    probeSettingsOf(tr.Spec.Probe, r.opts.DefaultProbeInterval, r.opts.DefaultProbeTimeout),
 		now:      now,
 	}
