@@ -53,9 +53,9 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
-	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -231,8 +231,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	in := statusInput{
 		findings:   findings,
 		validation: validation,
-		probe:    probeSettingsOf(tr.Spec.Probe, r.opts.DefaultProbeInterval, r.opts.DefaultProbeTimeout),
-		now:      now,
+		probe:      probeSettingsOf(tr.Spec.Probe, r.opts.DefaultProbeInterval, r.opts.DefaultProbeTimeout),
+		now:        now,
 	}
 	in.tools, in.handlersWithTools = discoverTools(tr)
 
