@@ -18,11 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
-	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -110,14 +108,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controllerOptions(opts)).
-		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
+		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged(),
+			policycheck.Relabelled(opts.Policies, "AgentRuntime")))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "AgentRuntime", r.allAgents)))
+		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()))
+	b = policycheck.Watch(b, opts.Policies, "AgentRuntime", r.client, func() client.ObjectList { return &v1alpha1.AgentRuntimeList{} })
 	return r.watchAutoscalers(b, mgr.GetRESTMapper()).Complete(r)
 }
 
@@ -174,11 +173,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	return idle.withRequeue(ctrl.Result{}), nil
-}
-
-// allAgents lists every agent, for a change of the policies in force.
-func (r *Reconciler) allAgents(ctx context.Context) []reconcile.Request {
-	return enqueue.Listed(ctx, r.client, &v1alpha1.AgentRuntimeList{}, "listing the AgentRuntimes after a policy change")
 }
 
 // writeStatus patches the agent's status when it changed, and records an

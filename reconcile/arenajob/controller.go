@@ -55,11 +55,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
-	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -136,13 +134,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenajob").
-		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(&v1alpha1.ArenaRun{}).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "ArenaJob", func(ctx context.Context) []reconcile.Request {
-			return enqueue.Listed(ctx, r.client, &v1alpha1.ArenaJobList{}, "listing ArenaJobs after a ValidationPolicy change")
-		})).
+		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ArenaJob")))).
+		Owns(&v1alpha1.ArenaRun{})
+	return policycheck.Watch(b, opts.Policies, "ArenaJob", r.client, func() client.ObjectList { return &v1alpha1.ArenaJobList{} }).
 		WithOptions(copts).
 		Complete(r)
 }

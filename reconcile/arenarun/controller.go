@@ -207,13 +207,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.SkipNameValidation {
 		copts.SkipNameValidation = ptr.To(true)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenarun").
-		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ArenaRun")))).
 		Owns(&batchv1.Job{}).
 		Watches(&v1alpha1.ArenaProject{}, handler.EnqueueRequestsFromMapFunc(r.runsInNamespace)).
-		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace)).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "ArenaRun", r.unfinishedRuns)).
+		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace))
+	return policycheck.Watch(b, opts.Policies, "ArenaRun", r.client, func() client.ObjectList { return &v1alpha1.ArenaRunList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -337,23 +338,6 @@ var conditionTypes = []string{
 	v1alpha1.ArenaRunConditionReady, v1alpha1.ArenaRunConditionSourceValid, v1alpha1.ArenaRunConditionJobCreated,
 	v1alpha1.ArenaRunConditionProgressing, v1alpha1.ArenaRunConditionQueueRedisDrifted,
 	v1alpha1.ArenaRunConditionWithinWorkspaceQuota, v1alpha1.ArenaRunConditionOutputPersisted,
-}
-
-// unfinishedRuns lists the runs still going, for a change of the policies in
-// force (a finished run's status is final).
-func (r *Reconciler) unfinishedRuns(ctx context.Context) []reconcile.Request {
-	list := &v1alpha1.ArenaRunList{}
-	if err := r.client.List(ctx, list); err != nil {
-		logf.FromContext(ctx).Error(err, "listing ArenaRuns after a ValidationPolicy change")
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if !rules.ArenaRunPhaseFinal(list.Items[i].Status.Phase) {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return out
 }
 
 // eventConditions are the conditions whose transitions make events: all of

@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -217,5 +219,51 @@ func TestOnChange(t *testing.T) {
 
 	if err := OnChange(nil, "Provider", nil).Start(ctx, q); err != nil {
 		t.Errorf("a nil Policies source: %v", err)
+	}
+}
+
+// TestRelabelled: an object's or its Namespace's label change re-reconciles
+// only while a policy judges the kind (a selector may now match or not).
+func TestRelabelled(t *testing.T) {
+	store := policies.NewStore(rules.Default)
+	if err := store.Set(&policies.Compiled{Name: "prod", Generation: 1, Rules: testRules()}); err != nil {
+		t.Fatal(err)
+	}
+	obj := func(labels map[string]string) *v1alpha1.Provider {
+		return &v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: labels}}
+	}
+	ns := func(labels map[string]string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns", Labels: labels}}
+	}
+	key := types.NamespacedName{Namespace: "ns", Name: "p"}
+	tests := []struct {
+		name     string
+		p        Policies
+		kind     string
+		old, new map[string]string
+		want     bool
+	}{
+		{"labels changed, kind judged", store, "Provider", nil, map[string]string{"tier": "prod"}, true},
+		{"labels unchanged", store, "Provider", map[string]string{"tier": "prod"}, map[string]string{"tier": "prod"}, false},
+		{"kind no policy judges", store, "AgentRuntime", nil, map[string]string{"tier": "prod"}, false},
+		{"no policies", nil, "Provider", nil, map[string]string{"tier": "prod"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Relabelled(tt.p, tt.kind).Update(event.UpdateEvent{ObjectOld: obj(tt.old), ObjectNew: obj(tt.new)}); got != tt.want {
+				t.Errorf("object: %v, want %v", got, tt.want)
+			}
+			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+			defer q.ShutDown()
+			var listedIn string
+			h := NamespaceRelabelled(tt.p, tt.kind, func(_ context.Context, namespace string) []reconcile.Request {
+				listedIn = namespace
+				return []reconcile.Request{{NamespacedName: key}}
+			})
+			h.Update(context.Background(), event.UpdateEvent{ObjectOld: ns(tt.old), ObjectNew: ns(tt.new)}, q)
+			if got := q.Len() == 1; got != tt.want || (tt.want && listedIn != "ns") {
+				t.Errorf("namespace: enqueued %d (listed in %q), want %v", q.Len(), listedIn, tt.want)
+			}
+		})
 	}
 }

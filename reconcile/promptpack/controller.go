@@ -131,15 +131,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("promptpack").
-		For(&v1alpha1.PromptPack{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.PromptPack{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "PromptPack")))).
 		// Metadata only: any change bumps the resourceVersion, which is all
 		// the mapping needs; the data is read on reconcile.
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.packsForConfigMap), builder.OnlyMetadata).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "PromptPack", func(ctx context.Context) []reconcile.Request {
-			return enqueue.Listed(ctx, r.client, &v1alpha1.PromptPackList{}, "listing PromptPacks after a ValidationPolicy change")
-		})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.packsForConfigMap), builder.OnlyMetadata)
+	return policycheck.Watch(b, opts.Policies, "PromptPack", r.client, func() client.ObjectList { return &v1alpha1.PromptPackList{} }).
 		WithOptions(copts).
 		Complete(r)
 }

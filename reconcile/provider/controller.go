@@ -243,15 +243,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("provider").
-		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "Provider")))).
 		// Metadata only: a change to any Secret bumps its resourceVersion,
 		// which is all the mapping needs; the data is read on reconcile.
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret), builder.OnlyMetadata).
 		// Each stored probe result reconciles its Provider.
-		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{})).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "Provider", r.allProviders)).
+		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{}))
+	return policycheck.Watch(b, opts.Policies, "Provider", r.client, func() client.ObjectList { return &v1alpha1.ProviderList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -279,11 +280,6 @@ func secretNames(obj client.Object) []string {
 func (r *Reconciler) providersForSecret(ctx context.Context, obj client.Object) []reconcile.Request {
 	return enqueue.Listed(ctx, r.client, &v1alpha1.ProviderList{}, "listing the Providers referencing Secret "+obj.GetNamespace()+"/"+obj.GetName(),
 		client.InNamespace(obj.GetNamespace()), client.MatchingFields{SecretNameIndex: obj.GetName()})
-}
-
-// allProviders lists every Provider, for a change of the policies in force.
-func (r *Reconciler) allProviders(ctx context.Context) []reconcile.Request {
-	return enqueue.Listed(ctx, r.client, &v1alpha1.ProviderList{}, "listing the Providers after a policy change")
 }
 
 // Reconcile computes the Provider's status and writes it when it changed.

@@ -165,15 +165,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			handler.TypedEnqueueRequestsFromMapFunc(policyToRegistry)))
 	})
 
-	c, err = ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ToolRegistry")))).
 		WatchesRawSource(source.Channel(r.policies.changed, handler.EnqueueRequestsFromMapFunc(r.allRegistries))).
-		WatchesRawSource(policycheck.OnChange(opts.Policies, "ToolRegistry", func(ctx context.Context) []reconcile.Request {
-			return enqueue.Listed(ctx, r.client, &v1alpha1.ToolRegistryList{}, "listing ToolRegistries after a ValidationPolicy change")
-		})).
 		// Each stored probe result reconciles its registry.
-		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{}))
+	c, err = policycheck.Watch(b, opts.Policies, "ToolRegistry", r.client, func() client.ObjectList { return &v1alpha1.ToolRegistryList{} }).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Build(r)
 	if err != nil {
