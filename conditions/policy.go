@@ -25,9 +25,12 @@ const (
 	// ReasonPolicyViolation: False, a rule reporting to the condition has a
 	// finding on the object.
 	ReasonPolicyViolation = "PolicyViolation"
-	// ReasonPolicyCompliant: True, every rule reporting to the condition
-	// applies to the object and found nothing.
+	// ReasonPolicyCompliant: a rule's own condition is True, every rule
+	// reporting to it applies to the object and found nothing.
 	ReasonPolicyCompliant = "PolicyCompliant"
+	// ReasonCompliant: PolicyCompliant is True, every rule reporting to it
+	// applies to the object and found nothing (docs/policies.md).
+	ReasonCompliant = "Compliant"
 )
 
 // MaxPolicyFindings bounds how many findings a policy condition's message
@@ -51,8 +54,9 @@ type PolicyRule[F Finding] struct {
 }
 
 // IsPolicyCondition reports whether c was set by SetPolicy: its type is
-// PolicyCompliant or its reason is one of the policy reasons. Reconcilers
-// never use those reasons for their own conditions.
+// PolicyCompliant, or its reason is PolicyViolation or PolicyCompliant (the
+// reasons of a rule's own condition). Reconcilers never use those for their
+// own conditions.
 func IsPolicyCondition(c metav1.Condition) bool {
 	return c.Type == ConditionPolicyCompliant || c.Reason == ReasonPolicyViolation || c.Reason == ReasonPolicyCompliant
 }
@@ -70,8 +74,8 @@ func IsPolicyCondition(c metav1.Condition) bool {
 //
 // Each condition is False (ReasonPolicyViolation) listing its rules'
 // findings, at most MaxPolicyFindings of them, sorted so that an unchanged
-// verdict gives an unchanged message; or True (ReasonPolicyCompliant) naming
-// its rules. It reports whether *conds changed: an unchanged verdict changes
+// verdict gives an unchanged message; or True naming its rules (reason
+// Compliant on PolicyCompliant, PolicyCompliant on a rule's own condition). It reports whether *conds changed: an unchanged verdict changes
 // nothing (conditions.Set keeps lastTransitionTime), so it adds no write.
 func SetPolicy[F Finding](conds *[]metav1.Condition, applying []PolicyRule[F], reserved []string, generation int64, now metav1.Time) bool {
 	owned := map[string]bool{"Ready": true}
@@ -133,6 +137,9 @@ func policyCondition(condType string, ids, findings []string, generation int64) 
 		ids = slices.Clone(ids)
 		sort.Strings(ids)
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonPolicyCompliant
+		if condType == ConditionPolicyCompliant {
+			c.Reason = ReasonCompliant
+		}
 		c.Message = Truncate("complies with "+boundedList(ids, maxPolicyRuleIDs, ", "), maxMessage)
 		return c
 	}

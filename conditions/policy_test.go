@@ -66,14 +66,15 @@ func TestSetPolicy(t *testing.T) {
 		{
 			name:     "rules without a condition and no finding: PolicyCompliant True",
 			applying: []PolicyRule[finding]{{ID: rateLimit.id}},
-			want:     map[string]want{ConditionPolicyCompliant: {status: metav1.ConditionTrue, reason: ReasonPolicyCompliant, contains: []string{"policy/agents/rate-limit"}}},
+			want:     map[string]want{ConditionPolicyCompliant: {status: metav1.ConditionTrue, reason: ReasonCompliant, contains: []string{"policy/agents/rate-limit"}}},
 			changed:  true,
 		},
 		{
 			name: "no rule applying removes every policy condition, and only those",
 			before: []metav1.Condition{own,
-				{Type: ConditionPolicyCompliant, Status: metav1.ConditionFalse, Reason: ReasonPolicyViolation, Message: "x", LastTransitionTime: t0},
-				{Type: "WorkloadIdentity", Status: metav1.ConditionTrue, Reason: ReasonPolicyCompliant, Message: "x", LastTransitionTime: t0}},
+				{Type: ConditionPolicyCompliant, Status: metav1.ConditionTrue, Reason: ReasonCompliant, Message: "x", LastTransitionTime: t0},
+				{Type: "WorkloadIdentity", Status: metav1.ConditionTrue, Reason: ReasonPolicyCompliant, Message: "x", LastTransitionTime: t0},
+				{Type: "RateLimited", Status: metav1.ConditionFalse, Reason: ReasonPolicyViolation, Message: "x", LastTransitionTime: t0}},
 			want:    map[string]want{},
 			changed: true,
 		},
