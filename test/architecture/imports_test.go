@@ -109,6 +109,13 @@ var rooms = []room{
 		allowedOwn: []string{"api/", "config/crd", "rules", "licensing"},
 	},
 	{
+		// Report building is pure: the operator's audit and omniactl audit
+		// --report write what it builds.
+		pkg:        "policies/reports",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go"},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing"},
+	},
+	{
 		// The CLI audits offline; its deploy client shares the wire types.
 		pkg:        "cmd/omniactl",
 		allowedOwn: []string{"api/", "config/crd", "rules", "policies", "licensing", "deploy/intent", "cmd/omniactl/"},
