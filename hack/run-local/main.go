@@ -2,10 +2,10 @@
 // binaries hack/build-control-plane.sh built into bin/) with their state under
 // .local/, installs the project's CRDs, makes it a cluster with
 // kube-controller-manager, kube-scheduler and a kwok-simulated Node (KEDA's
-// CRDs installed; logs under .local/cluster), registers the validating webhooks with
-// a CA and serving certificate generated under .local/webhook-certs, runs the
-// operator (bin/omnia-operator) against it as its ServiceAccount with the
-// generated RBAC and leader election on (Lease in omnia-system), writes .local/kubeconfig once
+// and OpenReports' CRDs installed from their Go modules; logs under
+// .local/cluster), registers the validating webhooks with a CA and serving
+// certificate generated under .local/webhook-certs, runs the operator
+// (bin/omnia-operator) against it as its ServiceAccount with the generated RBAC and leader election on (Lease in omnia-system), writes .local/kubeconfig once
 // everything answers, and serves until interrupted. Unless started with
 // --open-core it installs a development licence (license.go). The etcd data and the API
 // data survives to the next run.

@@ -78,8 +78,9 @@ type Cluster struct {
 	Components *Components
 }
 
-// StartCluster starts the control plane as Start does, installs KEDA's CRDs,
-// and starts the Components with their kubeconfig and logs in dir.
+// StartCluster starts the control plane as Start does, installs KEDA's and
+// OpenReports' CRDs, and starts the Components with their kubeconfig and
+// logs in dir.
 func StartCluster(opts Options, dir string) (*Cluster, error) {
 	env, err := Start(opts)
 	if err != nil {
@@ -100,9 +101,10 @@ func (c *Cluster) Stop() error {
 }
 
 // StartComponents starts kube-controller-manager, kube-scheduler and kwok
-// from bin/ against env as a system:masters user, installs KEDA's CRDs and
-// creates the simulated Node, and returns once the Node is Ready and the
-// controller-manager has created the default ServiceAccount (pods need it).
+// from bin/ against env as a system:masters user, installs KEDA's and
+// OpenReports' CRDs and creates the simulated Node, and returns once the
+// Node is Ready and the controller-manager has created the default
+// ServiceAccount (pods need it).
 // On failure the error carries the end of each component's log.
 func StartComponents(env *envtest.Environment, dir string) (*Components, error) {
 	root, err := RepoRoot()
@@ -128,6 +130,10 @@ func StartComponents(env *envtest.Environment, dir string) (*Components, error) 
 		stageArgs = append(stageArgs, "--config="+path)
 	}
 	if err := InstallKEDACRDs(env.Config); err != nil {
+		return nil, err
+	}
+	// The operator's background audit writes its reports as OpenReports.
+	if err := InstallOpenReportsCRDs(env.Config); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
