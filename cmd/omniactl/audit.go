@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -258,6 +259,7 @@ type policyState struct {
 	name string
 	// source is "cluster" or the --policy file and document.
 	source   string
+	uid      types.UID // a cluster policy's
 	compiled *policies.Compiled
 }
 
@@ -270,15 +272,8 @@ type policyState struct {
 func auditCatalog(ctx context.Context, sv *rules.SchemaValidator, cluster []*v1alpha1.ValidationPolicy, paths []string, severity map[string]rules.Severity, stderr io.Writer) (*rules.Catalog, []policyState, error) {
 	var files []loadedPolicy
 	if len(paths) > 0 {
-		docs, err := readPolicyFiles(ctx, sv, paths)
-		if err != nil {
-			return nil, nil, err
-		}
-		env, err := newPolicyEnv()
-		if err != nil {
-			return nil, nil, err
-		}
-		if files, err = compilePolicies(env, docs); err != nil {
+		var err error
+		if files, err = readAndCompilePolicies(ctx, sv, paths); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -306,7 +301,7 @@ func auditCatalog(ctx context.Context, sv *rules.SchemaValidator, cluster []*v1a
 				}
 				fmt.Fprintf(stderr, "omniactl audit: %s %s does not compile; its rules are not applied:\n%s\n", policyKind, p.Name, indent(strings.Join(lines, "\n")))
 			}
-			states = append(states, policyState{name: p.Name, source: "cluster", compiled: c})
+			states = append(states, policyState{name: p.Name, source: "cluster", uid: p.UID, compiled: c})
 		}
 	}
 	sort.Slice(states, func(i, j int) bool { return states[i].name < states[j].name })

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 
@@ -218,6 +219,9 @@ func (c *clusterReader) readOmnia(ctx context.Context, kinds []omniaResource, sc
 			d.uid, d.factOnly = uid, factOnly
 			if r.kind == policyKind {
 				p, err := storedPolicy(u.Object)
+				if p != nil {
+					p.UID = types.UID(uid)
+				}
 				if err != nil {
 					fmt.Fprintf(c.stderr, "omniactl audit: %s %s cannot be read (%v); not applied\n", policyKind, u.GetName(), err)
 				} else {

@@ -38,78 +38,98 @@ func (p loadedPolicy) where() string {
 	return fmt.Sprintf("%s: document %d: %s %s", p.file, p.document, policyKind, p.compiled.Name)
 }
 
+// problem is one thing wrong with the --policy input, at a position (the
+// document's sequence number in the input) so problems of every kind are
+// reported in input order.
+type problem struct {
+	seq int
+	msg string
+}
+
+// problemsError joins problems, in input order, into an *inputError.
+func problemsError(ps []problem) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].seq < ps[j].seq })
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.msg
+	}
+	return &inputError{msg: strings.Join(msgs, "\n")}
+}
+
 // readPolicyFiles reads the ValidationPolicy documents of paths (files, and
 // directories searched recursively for *.yaml, *.yml and *.json, sorted, as
 // -f reads them), judges each against the ValidationPolicy schema and
-// returns them typed and defaulted, in input order. Any other document, a
-// schema-invalid policy or two policies of one name are an *inputError
-// naming the file and document.
-func readPolicyFiles(ctx context.Context, sv *rules.SchemaValidator, paths []string) ([]loadedPolicyDoc, error) {
+// returns the valid ones typed and defaulted, in input order, with the
+// problems of the others: another kind, a schema-invalid policy, a second
+// policy of one name. An unreadable path is an *inputError.
+func readPolicyFiles(ctx context.Context, sv *rules.SchemaValidator, paths []string) ([]loadedPolicyDoc, []problem, error) {
 	for _, p := range paths {
 		if p == "-" {
-			return nil, inputErrorf("--policy reads files and directories, not stdin")
+			return nil, nil, inputErrorf("--policy reads files and directories, not stdin")
 		}
 	}
 	sources, err := readSources(paths, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	chunks, err := splitSources(sources)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var (
 		out      []loadedPolicyDoc
-		problems []string
+		problems []problem
 		index    = map[string]int{}
 		seen     = map[string]string{}
+		count    int
 	)
-	for _, c := range chunks {
+	for seq, c := range chunks {
 		obj, err := parseChunk(c)
-		if err != nil {
-			index[c.file]++
-			problems = append(problems, fmt.Sprintf("%s: document %d (line %d): %v", c.file, index[c.file], c.line, err))
-			continue
-		}
-		if obj == nil {
+		if obj == nil && err == nil {
 			continue // empty document
 		}
 		index[c.file]++
-		doc := loadedPolicyDoc{file: c.file, document: index[c.file], line: c.line}
-		where := fmt.Sprintf("%s: document %d (line %d)", c.file, doc.document, c.line)
-		if len(out)+len(problems) >= maxPolicyDocuments {
-			return nil, inputErrorf("%s: more than %d policy documents in --policy; give fewer files", where, maxPolicyDocuments)
+		count++
+		doc := loadedPolicyDoc{seq: seq, file: c.file, document: index[c.file]}
+		// Every problem of a policy names it as its compile errors do.
+		where := fmt.Sprintf("%s: document %d", c.file, doc.document)
+		if count > maxPolicyDocuments {
+			return nil, nil, inputErrorf("%s: more than %d policy documents in --policy; give fewer files", where, maxPolicyDocuments)
+		}
+		if err != nil {
+			problems = append(problems, problem{seq, where + ": " + err.Error()})
+			continue
 		}
 		p, msgs, err := policyFromDocument(ctx, sv, obj)
 		if err != nil {
-			problems = append(problems, where+": "+err.Error())
+			problems = append(problems, problem{seq, where + ": " + err.Error()})
 			continue
 		}
+		for _, m := range msgs {
+			problems = append(problems, problem{seq, fmt.Sprintf("%s: %s %s: %s", where, policyKind, p.Name, m)})
+		}
 		if len(msgs) > 0 {
-			for _, m := range msgs {
-				problems = append(problems, fmt.Sprintf("%s: %s %s: %s", where, policyKind, p.Name, m))
-			}
 			continue
 		}
 		if prev, dup := seen[p.Name]; dup {
-			problems = append(problems, fmt.Sprintf("%s: %s %s is also defined at %s; a cluster holds one policy of a name", where, policyKind, p.Name, prev))
+			problems = append(problems, problem{seq, fmt.Sprintf("%s: %s %s is also defined at %s; a cluster holds one policy of a name", where, policyKind, p.Name, prev)})
 			continue
 		}
 		seen[p.Name] = where
 		doc.policy = p
 		out = append(out, doc)
 	}
-	if len(problems) > 0 {
-		return nil, &inputError{msg: strings.Join(problems, "\n")}
-	}
-	return out, nil
+	return out, problems, nil
 }
 
 // loadedPolicyDoc is a policy document read from a file, before compiling.
 type loadedPolicyDoc struct {
+	seq      int // position in the --policy input
 	file     string
 	document int
-	line     int
 	policy   *v1alpha1.ValidationPolicy
 }
 
@@ -156,23 +176,39 @@ func policyFromDocument(ctx context.Context, sv *rules.SchemaValidator, obj map[
 	return p, nil, nil
 }
 
-// compilePolicies compiles docs with env. A policy that does not compile
-// is an *inputError with one line per compile error:
+// compilePolicies compiles docs with env and returns them with a problem
+// per compile error:
 // "<file>: document N: ValidationPolicy <name>: [<rule ID>] <field>: <message>".
-func compilePolicies(env *policies.Env, docs []loadedPolicyDoc) ([]loadedPolicy, error) {
+func compilePolicies(env *policies.Env, docs []loadedPolicyDoc) ([]loadedPolicy, []problem) {
 	out := make([]loadedPolicy, 0, len(docs))
-	var problems []string
+	var problems []problem
 	for _, d := range docs {
 		lp := loadedPolicy{file: d.file, document: d.document, compiled: env.Compile(d.policy)}
 		for _, e := range lp.compiled.Errors {
-			problems = append(problems, lp.where()+": "+compileErrorText(e))
+			problems = append(problems, problem{d.seq, lp.where() + ": " + compileErrorText(e)})
 		}
 		out = append(out, lp)
 	}
-	if len(problems) > 0 {
-		return nil, &inputError{msg: strings.Join(problems, "\n")}
+	return out, problems
+}
+
+// readAndCompilePolicies reads, judges and compiles the policies of paths.
+// Any problem (an invalid policy, one that does not compile) is an
+// *inputError listing them all, in input order.
+func readAndCompilePolicies(ctx context.Context, sv *rules.SchemaValidator, paths []string) ([]loadedPolicy, error) {
+	docs, problems, err := readPolicyFiles(ctx, sv, paths)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	env, err := newPolicyEnv()
+	if err != nil {
+		return nil, err
+	}
+	loaded, compileProblems := compilePolicies(env, docs)
+	if err := problemsError(append(problems, compileProblems...)); err != nil {
+		return nil, err
+	}
+	return loaded, nil
 }
 
 // compileErrorText renders a compile error as a finding is rendered.
@@ -230,15 +266,7 @@ func loadPolicyCatalog(ctx context.Context, sv *rules.SchemaValidator, paths []s
 		cat, err := policyCatalog(nil, severity)
 		return cat, nil, err
 	}
-	docs, err := readPolicyFiles(ctx, sv, paths)
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := newPolicyEnv()
-	if err != nil {
-		return nil, nil, err
-	}
-	loaded, err := compilePolicies(env, docs)
+	loaded, err := readAndCompilePolicies(ctx, sv, paths)
 	if err != nil {
 		return nil, nil, err
 	}
