@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"time"
@@ -229,7 +230,7 @@ func audit(ctx context.Context, f auditFlags, license rules.License, stdout, std
 		return nil, err
 	}
 	cfg := checkConfig{Severity: f.severity, License: license, Catalog: cat, PolicyApplied: f.report}
-	rep, err := evaluate(ctx, sv, docs, cfg, 0)
+	rep, err := evaluate(ctx, sv, docs, cfg, goruntime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
