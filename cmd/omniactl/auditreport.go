@@ -37,6 +37,16 @@ var (
 	clusterReportsResource = openReportsVersion.WithResource("clusterreports")
 )
 
+// reportedKinds are the kinds the reports hold: those the operator's
+// webhooks validate and a ValidationPolicy may match (the
+// v1alpha1.PolicyMatchKind enum), the kinds the background audit reports.
+// Reporting the same kinds makes omniactl's reports and the operator's the
+// same for the same cluster, so neither rewrites the other's. The other
+// kinds (Workspace, ValidationPolicy, …) are still judged and printed.
+var reportedKinds = map[string]bool{
+	"AgentRuntime": true, "ArenaJob": true, "ArenaRun": true, "PromptPack": true, "Provider": true, "ToolRegistry": true,
+}
+
 // reportWrites counts what --report did.
 type reportWrites struct{ created, updated, deleted, unchanged int }
 
@@ -44,6 +54,9 @@ type reportWrites struct{ created, updated, deleted, unchanged int }
 func reportInput(rep *report, states []policyState, now time.Time) reports.Input {
 	in := reports.Input{Now: now}
 	for _, r := range rep.Results {
+		if !reportedKinds[r.Kind] {
+			continue
+		}
 		in.Objects = append(in.Objects, reports.Object{
 			APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: types.UID(r.UID),
 			Findings: r.Findings, Rules: r.Applied,
