@@ -73,6 +73,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 3s; e.g. make fuzz FUZ
 	go test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./admission/
 	go test -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(FUZZTIME) ./rules/
 	go test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./deploy/intent/
+	go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) ./policies/
 
 .PHONY: fuzz-smoke
 fuzz-smoke: ## Every fuzz target for 2s (part of make test).

@@ -8,10 +8,9 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
-	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	celunstructured "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/library"
 )
 
@@ -20,10 +19,14 @@ import (
 // a CRD, so it is refused here too, and a runtime cost budget stops an
 // evaluation the estimate let through.
 const (
-	// CELExpressionCostLimit bounds one expression's estimated cost.
-	CELExpressionCostLimit = apiextensionsvalidation.StaticEstimatedCostLimit
-	// CELPolicyCostLimit bounds the sum of a policy's estimated costs.
-	CELPolicyCostLimit = apiextensionsvalidation.StaticEstimatedCRDCostLimit
+	// CELExpressionCostLimit bounds one expression's estimated cost:
+	// apiextensions-apiserver's StaticEstimatedCostLimit. (Its package is
+	// not imported: it pulls in the API server's webhook client, which the
+	// policies room may not depend on; a test keeps the two equal.)
+	CELExpressionCostLimit = 10000000
+	// CELPolicyCostLimit bounds the sum of a policy's estimated costs:
+	// apiextensions-apiserver's StaticEstimatedCRDCostLimit.
+	CELPolicyCostLimit = 100000000
 	// CELRuntimeCostBudget bounds one evaluation of one expression.
 	CELRuntimeCostBudget = celconfig.RuntimeCELCostBudget
 	// celMaxMessageBytes bounds a messageExpression's result, as
@@ -156,13 +159,13 @@ func (a *celActivation) Parent() interpreter.Activation { return nil }
 // newCELActivation builds the variables for one object of ke's kind.
 func newCELActivation(ke *kindEnv, in *evalInput, params paramsValue) *celActivation {
 	a := &celActivation{
-		object:    celunstructured.UnstructuredToVal(in.object, ke.structural),
+		object:    common.UnstructuredToVal(in.object, ke.values),
 		oldObject: types.NullValue,
 		namespace: types.NullValue,
 		params:    types.NullValue,
 	}
 	if in.oldObject != nil {
-		a.oldObject = celunstructured.UnstructuredToVal(in.oldObject, ke.structural)
+		a.oldObject = common.UnstructuredToVal(in.oldObject, ke.values)
 	}
 	if in.namespace != nil {
 		a.namespace = types.DefaultTypeAdapter.NativeToValue(in.namespace)
@@ -184,16 +187,16 @@ func (c *celRule) eval(ke *kindEnv, in *evalInput, params paramsValue, fieldPath
 	act := newCELActivation(ke, in, params)
 	val, _, err := prog.Eval(act)
 	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath(fieldPath), nil, "evaluation failed: "+celEvalError(err))}, true
+		return field.ErrorList{finding(fieldPath, "evaluation failed: "+celEvalError(err))}, true
 	}
 	ok, isBool := val.Value().(bool)
 	if !isBool {
-		return field.ErrorList{field.Invalid(field.NewPath(fieldPath), nil, fmt.Sprintf("evaluation failed: the expression gave %v, not a bool", val.Type()))}, true
+		return field.ErrorList{finding(fieldPath, fmt.Sprintf("evaluation failed: the expression gave %v, not a bool", val.Type()))}, true
 	}
 	if ok {
 		return nil, false
 	}
-	return field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, Field: fieldPath, BadValue: "", Detail: c.messageFor(ke, act, message)}}, false
+	return field.ErrorList{finding(fieldPath, c.messageFor(ke, act, message))}, false
 }
 
 // messageFor is the finding's message: message, else the
@@ -231,7 +234,7 @@ func (c *celRule) messageFor(ke *kindEnv, act *celActivation, message string) st
 func celEvalError(err error) string {
 	msg := err.Error()
 	if strings.Contains(msg, "cost limit exceeded") {
-		return fmt.Sprintf("cost budget exceeded (the limit per evaluation is %d)", uint64(CELRuntimeCostBudget))
+		return fmt.Sprintf("the runtime limit of %d per evaluation was reached: cost budget exceeded", uint64(CELRuntimeCostBudget))
 	}
 	return msg
 }

@@ -198,13 +198,13 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 	if fieldPath == "" {
 		fieldPath = "spec"
 	}
-	var lang, what string
+	var lang string
 	var check func(*Env, *evalInput) (field.ErrorList, bool)
 	switch {
 	case (r.CEL == "") == (r.Rego == ""):
 		c.errorf(id, at(""), "[validationpolicy/one-language] set exactly one of cel and rego")
 	case r.CEL != "":
-		lang, what = LanguageCEL, "CEL expression "+r.CEL
+		lang = LanguageCEL
 		if r.AllowNondeterministic {
 			c.errorf(id, at(".allowNondeterministic"), "[validationpolicy/cel-nondeterministic] allowNondeterministic applies to Rego: CEL has no time or random functions")
 		}
@@ -223,7 +223,7 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 			}
 		}
 	default:
-		lang, what = LanguageRego, "Rego module"
+		lang = LanguageRego
 		if r.MessageExpression != "" {
 			c.errorf(id, at(".messageExpression"), "[validationpolicy/rego-message] messageExpression is CEL: a Rego rule's violation carries its own msg, or set message")
 		}
@@ -241,9 +241,14 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 	if len(c.out.Errors) > before || check == nil {
 		return rules.Rule{}, false
 	}
-	doc := fmt.Sprintf("ValidationPolicy %s rule %s (%s): %s", c.policy.Name, r.ID, lang, what)
-	if r.Message != "" {
-		doc += ". Message: " + r.Message
+	doc := fmt.Sprintf("ValidationPolicy %s rule %s (%s): ", c.policy.Name, r.ID, lang)
+	switch {
+	case r.Message != "":
+		doc += r.Message
+	case lang == LanguageCEL:
+		doc += "requires " + truncate(r.CEL, maxDocExpr)
+	default:
+		doc += "reports each member of the module's violation set"
 	}
 	return rules.Rule{
 		ID:               id,
@@ -260,19 +265,38 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 	}, true
 }
 
+// maxDocExpr bounds how much of a CEL expression a rule's Doc quotes.
+const maxDocExpr = 200
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 // checkFunc wraps a compiled rule's evaluation into a rules.Check: it
 // converts the object once, tells the Observer, and turns a failure to read
 // the object into a finding rather than a silent pass.
 func (e *Env) checkFunc(policy, lang string, eval func(*Env, *evalInput) (field.ErrorList, bool)) rules.Check {
 	observe := e.opts.Observe
-	return func(in rules.Input) field.ErrorList {
+	return func(in rules.Input) (errs field.ErrorList) {
 		start := time.Now()
-		var errs field.ErrorList
 		failed := false
+		defer func() {
+			// A library bug on one object must not take the webhook down:
+			// the object gets a finding saying the rule could not judge it.
+			if r := recover(); r != nil {
+				errs = field.ErrorList{finding("spec", fmt.Sprintf("evaluation failed: internal error: %v", r))}
+				if observe != nil {
+					observe(policy, lang, time.Since(start), true)
+				}
+			}
+		}()
 		ei, err := e.newEvalInput(in)
 		switch {
 		case err != nil:
-			errs, failed = field.ErrorList{field.Invalid(field.NewPath("spec"), nil, "evaluation failed: "+err.Error())}, true
+			errs, failed = field.ErrorList{finding("spec", "evaluation failed: "+err.Error())}, true
 		case e.kinds[ei.kind] == nil:
 			// Not a kind the policy can match: the catalog never asks.
 			return nil
@@ -295,4 +319,11 @@ func boundErrors(errs []v1alpha1.ValidationPolicyRuleError) []v1alpha1.Validatio
 	more := len(errs) - (maxRuleErrors - 1)
 	errs = errs[:maxRuleErrors-1]
 	return append(errs, v1alpha1.ValidationPolicyRuleError{Field: "spec.rules", Message: fmt.Sprintf("%d more errors not shown", more)})
+}
+
+// finding is one finding of a policy rule at path: the Detail is the
+// message every surface prints (the value is not repeated: it may be large
+// or, in a Secret-adjacent field, not for logs).
+func finding(path, msg string) *field.Error {
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, Detail: msg}
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
@@ -39,8 +38,10 @@ type kindEnv struct {
 	kind       string
 	apiVersion string
 	structural *structuralschema.Structural
-	declType   *apiservercel.DeclType
-	env        *cel.Env
+	// values reads objects of the kind as CEL values (cachedSchema).
+	values   *cachedSchema
+	declType *apiservercel.DeclType
+	env      *cel.Env
 }
 
 var (
@@ -74,7 +75,7 @@ func NewEnv(opts Options) (*Env, error) {
 		return nil, err
 	}
 	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	namespaceType := plugincel.BuildNamespaceType()
+	namespaceType := namespaceDeclType()
 	matchable := map[string]bool{}
 	for _, k := range MatchKinds() {
 		matchable[k] = true
@@ -142,10 +143,10 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 	envSet, err := base.Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions: []cel.EnvOption{
-			cel.Variable(plugincel.ObjectVarName, declType.CelType()),
-			cel.Variable(plugincel.OldObjectVarName, declType.CelType()),
-			cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
-			cel.Variable(plugincel.ParamsVarName, cel.DynType),
+			cel.Variable(varObject, declType.CelType()),
+			cel.Variable(varOldObject, declType.CelType()),
+			cel.Variable(varNamespace, namespaceType.CelType()),
+			cel.Variable(varParams, cel.DynType),
 		},
 		DeclTypes: []*apiservercel.DeclType{declType, namespaceType},
 	}, environment.StrictCostOpt)
@@ -156,6 +157,7 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 		kind:       kind,
 		apiVersion: c.Spec.Group + "/" + v.Name,
 		structural: s,
+		values:     newCachedSchema(s),
 		declType:   declType,
 		env:        envSet.NewExpressionsEnv(),
 	}, nil
@@ -176,9 +178,15 @@ func withObjectMeta(s *structuralschema.Structural) *structuralschema.Structural
 		return st
 	}
 	dateTime := structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}, ValueValidation: &structuralschema.ValueValidation{Format: "date-time"}}
-	stringMap := structuralschema.Structural{
-		Generic:              structuralschema.Generic{Type: "object"},
-		AdditionalProperties: &structuralschema.StructuralOrBool{Structural: &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}},
+	// Label values are at most 63 characters and an object's annotations
+	// at most 256 KiB together (apimachinery's metadata validation): CEL's
+	// cost estimate of a rule reading them is then a sane one.
+	stringMap := func(maxValue int64) structuralschema.Structural {
+		v := str(maxValue)
+		return structuralschema.Structural{
+			Generic:              structuralschema.Generic{Type: "object"},
+			AdditionalProperties: &structuralschema.StructuralOrBool{Structural: &v},
+		}
 	}
 	stringList := structuralschema.Structural{Generic: structuralschema.Generic{Type: "array"}, Items: &structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}}
 	boolean := structuralschema.Structural{Generic: structuralschema.Generic{Type: "boolean"}}
@@ -200,8 +208,8 @@ func withObjectMeta(s *structuralschema.Structural) *structuralschema.Structural
 			"generation":        {Generic: structuralschema.Generic{Type: "integer"}, ValueValidation: &structuralschema.ValueValidation{Format: "int64"}},
 			"creationTimestamp": dateTime,
 			"deletionTimestamp": dateTime,
-			"labels":            stringMap,
-			"annotations":       stringMap,
+			"labels":            stringMap(63),
+			"annotations":       stringMap(256 * 1024),
 			"finalizers":        stringList,
 			"ownerReferences":   {Generic: structuralschema.Generic{Type: "array"}, Items: &ownerRef},
 		},

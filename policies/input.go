@@ -2,9 +2,9 @@ package policies
 
 import (
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -28,7 +28,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 		return nil, err
 	}
 	out := &evalInput{kind: kind, object: obj}
-	if in.Old != nil {
+	if !isNil(in.Old) {
 		if _, out.oldObject, err = e.toMap(in.Old); err != nil {
 			return nil, fmt.Errorf("old object: %w", err)
 		}
@@ -37,7 +37,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 	if nsObj := rules.NamespaceOf(in.Facts, ns); nsObj != nil {
 		// The same fields ValidatingAdmissionPolicy exposes (no managed
 		// fields, no owner references).
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(plugincel.CreateNamespaceObject(nsObj))
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(namespaceObject(nsObj))
 		if err != nil {
 			return nil, fmt.Errorf("namespace: %w", err)
 		}
@@ -50,7 +50,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 // toMap returns obj's kind and JSON map, with apiVersion and kind set (a
 // typed object built in Go often has an empty TypeMeta).
 func (e *Env) toMap(obj runtime.Object) (string, map[string]any, error) {
-	if obj == nil {
+	if isNil(obj) {
 		return "", nil, fmt.Errorf("no object")
 	}
 	var m map[string]any
@@ -107,4 +107,14 @@ func unstructuredNamespace(obj map[string]any) (string, map[string]string, bool)
 		}
 	}
 	return ns, labels, meta != nil
+}
+
+// isNil reports whether o is nil or a typed nil pointer (an Input's Old on
+// create may be either).
+func isNil(o runtime.Object) bool {
+	if o == nil {
+		return true
+	}
+	v := reflect.ValueOf(o)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -93,7 +93,7 @@ func (r *regoRule) eval(e *Env, in *evalInput, params paramsValue, message strin
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) {
 			msg = fmt.Sprintf("evaluation failed: timed out after %s", timeout)
 		}
-		return field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, Field: "spec", Detail: msg}}, true
+		return field.ErrorList{finding("spec", msg)}, true
 	}
 	var out field.ErrorList
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
@@ -101,11 +101,11 @@ func (r *regoRule) eval(e *Env, in *evalInput, params paramsValue, message strin
 	}
 	set, ok := rs[0].Expressions[0].Value.([]any)
 	if !ok {
-		return field.ErrorList{&field.Error{Type: field.ErrorTypeInvalid, Field: "spec", Detail: fmt.Sprintf("evaluation failed: violation is %T, not a set", rs[0].Expressions[0].Value)}}, true
+		return field.ErrorList{finding("spec", fmt.Sprintf("evaluation failed: violation is %T, not a set", rs[0].Expressions[0].Value))}, true
 	}
 	for i, v := range set {
 		if i == MaxRegoFindings {
-			out = append(out, &field.Error{Type: field.ErrorTypeInvalid, Field: "spec", Detail: fmt.Sprintf("%d more violations not shown (at most %d per rule per object)", len(set)-MaxRegoFindings, MaxRegoFindings)})
+			out = append(out, finding("spec", fmt.Sprintf("%d more violations not shown (at most %d per rule per object)", len(set)-MaxRegoFindings, MaxRegoFindings)))
 			break
 		}
 		out = append(out, violationError(v, message))
@@ -129,5 +129,12 @@ func violationError(v any, message string) *field.Error {
 			msg = fmt.Sprintf("violation %v is not an object with msg and field", v)
 		}
 	}
-	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, Detail: msg}
+	if len(msg) > maxRegoMessage {
+		msg = msg[:maxRegoMessage] + "…"
+	}
+	return finding(path, msg)
 }
+
+// maxRegoMessage bounds a violation's msg as a rule's message is bounded
+// (message maxLength): a module may build it from the object.
+const maxRegoMessage = 1024
