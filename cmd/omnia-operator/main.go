@@ -106,6 +106,13 @@ func main() {
 		}
 	}
 
+	// The background audit, with the built-in catalog until the policy
+	// Store is wired (its Catalog and Changes replace these two).
+	if err := setupAudit(mgr, func() *rules.Catalog { return rules.Default }, nil); err != nil {
+		log.Error(err, "setting up the background audit")
+		os.Exit(1)
+	}
+
 	if err := setupDeployAPI(mgr, cert); err != nil {
 		log.Error(err, "setting up the deploy API")
 		os.Exit(1)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/policies/reports"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -56,6 +58,9 @@ func TestRunLocal(t *testing.T) {
 	if err := c.Create(ctx, prov); err != nil {
 		t.Fatalf("creating a Provider: %v", err)
 	}
+	// The OpenReports CRDs are installed and the operator's background
+	// audit (first run at start) writes its ClusterReport.
+	auditReport(ctx, t, state)
 	bad := &v1alpha1.AgentRuntime{
 		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "agents"},
 		Spec: v1alpha1.AgentRuntimeSpec{
@@ -139,6 +144,30 @@ func TestRunLocal(t *testing.T) {
 	}
 	if err := c.Create(ctx, customFacadeAgent(), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "[agentruntime/custom-facade-license]") {
 		t.Errorf("a custom facade on open-core: err = %v, want a refusal naming agentruntime/custom-facade-license", err)
+	}
+}
+
+// auditReport waits for the background audit's ClusterReport, read with
+// the kubeconfig make run wrote.
+func auditReport(ctx context.Context, t *testing.T, state string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(state, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := runtime.NewScheme()
+	if err := openreportsv1alpha1.Install(scheme); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		cr := &openreportsv1alpha1.ClusterReport{}
+		return rc.Get(ctx, client.ObjectKey{Name: reports.Name}, cr) == nil && cr.Labels[reports.ManagedByLabel] == reports.ManagedBy, nil
+	}) != nil {
+		t.Errorf("no ClusterReport %s from the background audit within a minute (log %s)", reports.Name, filepath.Join(state, "operator.log"))
 	}
 }
 
