@@ -190,7 +190,7 @@ func TestAudit(t *testing.T) {
 	wantFile := "cluster:" + kc.CurrentContext
 
 	scheme := runtime.NewScheme()
-	if err := openreportsv1alpha1.AddToScheme(scheme); err != nil {
+	if err := openreportsv1alpha1.Install(scheme); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(env.Config, client.Options{Scheme: scheme})

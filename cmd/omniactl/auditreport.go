@@ -91,7 +91,7 @@ func writeClusterReports(ctx context.Context, dyn dynamic.Interface, rep *report
 			}
 			return reports.Equal(old, r), nil
 		}, &w); err != nil {
-			return fmt.Errorf("Report %s/%s: %w", r.Namespace, r.Name, err)
+			return fmt.Errorf("writing Report %s/%s: %w", r.Namespace, r.Name, err)
 		}
 	}
 	if err := deleteStaleReports(ctx, dyn, scope, keep, &w); err != nil {
@@ -106,7 +106,7 @@ func writeClusterReports(ctx context.Context, dyn dynamic.Interface, rep *report
 			}
 			return reports.ClusterEqual(old, c), nil
 		}, &w); err != nil {
-			return fmt.Errorf("ClusterReport %s: %w", c.Name, err)
+			return fmt.Errorf("writing ClusterReport %s: %w", c.Name, err)
 		}
 	}
 	fmt.Fprintf(stderr, "omniactl audit: reports: %d created, %d updated, %d deleted, %d unchanged\n", w.created, w.updated, w.deleted, w.unchanged)
