@@ -354,6 +354,25 @@ func TestAudit(t *testing.T) {
 		}
 	})
 
+	t.Run("a namespace without audited objects loses its report", func(t *testing.T) {
+		gpt := &unstructured.Unstructured{}
+		gpt.SetAPIVersion("omnia.altairalabs.ai/v1alpha1")
+		gpt.SetKind("Provider")
+		gpt.SetNamespace("audit-prod")
+		gpt.SetName("gpt")
+		if err := c.Delete(ctx, gpt); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := auditRun(t, ctx, append(base, "-A", "-o", "json", "--report")...)
+		if code != exitOK || !strings.Contains(errOut, "1 deleted") {
+			t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+		}
+		err := c.Get(ctx, client.ObjectKey{Namespace: "audit-prod", Name: reports.Name}, &openreportsv1alpha1.Report{})
+		if client.IgnoreNotFound(err) != nil || err == nil {
+			t.Errorf("the audit-prod report is still there (%v)", err)
+		}
+	})
+
 	t.Run("cluster errors exit 2", func(t *testing.T) {
 		code, _, errOut := auditRun(t, ctx, "--kubeconfig", filepath.Join(dir, "missing"), "-A")
 		if code != exitInput || !strings.Contains(errOut, "kubeconfig") {
