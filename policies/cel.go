@@ -170,8 +170,8 @@ func newCELActivation(ke *kindEnv, in *evalInput, params paramsValue) *celActiva
 	if in.namespace != nil {
 		a.namespace = types.DefaultTypeAdapter.NativeToValue(in.namespace)
 	}
-	if params.value != nil {
-		a.params = types.DefaultTypeAdapter.NativeToValue(params.value)
+	if params.cel != nil {
+		a.params = params.cel
 	}
 	return a
 }

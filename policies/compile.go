@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,6 +32,8 @@ type fieldError struct {
 type paramsValue struct {
 	value any
 	size  int
+	// cel is value as a CEL value, built once (CEL values are immutable).
+	cel ref.Val
 }
 
 // Compile compiles p: each CEL rule type-checked against the structural
@@ -172,7 +176,7 @@ func (c *compilation) compileParams() {
 		c.errorf("", "spec.params", "must be an object")
 		return
 	}
-	c.params = paramsValue{value: v, size: len(raw.Raw)}
+	c.params = paramsValue{value: v, size: len(raw.Raw), cel: types.DefaultTypeAdapter.NativeToValue(v)}
 }
 
 // compileRule compiles one rule into its catalog entry.
