@@ -42,6 +42,7 @@ func init() {
 			PolicyBrokerImage:       *policyBrokerImage,
 			License:                 licenseStore,
 			MaxConcurrentReconciles: *agentRuntimeWorkers,
+			Policies:                controllerPolicies,
 		})
 	})
 }

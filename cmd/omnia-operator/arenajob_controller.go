@@ -14,6 +14,8 @@ func init() {
 		if !*arenaEnabled {
 			return nil
 		}
-		return arenasetup.SetupJob(mgr, arenaConfig())
+		c := arenaConfig()
+		c.Policies = controllerPolicies
+		return arenasetup.SetupJob(mgr, c)
 	})
 }

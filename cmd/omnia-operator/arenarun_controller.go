@@ -44,6 +44,7 @@ func init() {
 		}
 		c := arenaConfig()
 		c.QueueRedisURL = url
+		c.Policies = controllerPolicies
 		return arenasetup.SetupRun(mgr, c)
 	})
 }

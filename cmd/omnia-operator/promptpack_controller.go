@@ -11,6 +11,7 @@ import (
 // other component on a fresh cluster.
 func init() {
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers})
+		return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers,
+			Policies: controllerPolicies})
 	})
 }

@@ -41,6 +41,6 @@ func init() {
 			return err
 		}
 		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore,
-			MaxConcurrentReconciles: *providerWorkers})
+			MaxConcurrentReconciles: *providerWorkers, Policies: controllerPolicies})
 	})
 }

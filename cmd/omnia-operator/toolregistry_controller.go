@@ -15,6 +15,6 @@ func init() {
 		if err != nil {
 			return err
 		}
-		return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, License: licenseStore})
+		return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, License: licenseStore, Policies: controllerPolicies})
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -59,6 +60,11 @@ type Options struct {
 	// MaxConcurrentReconciles bounds parallel reconciles (concurrency.go).
 	// Default DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
+	// Policies are the platform team's policies in force (the operator's
+	// policies.Store): their rules for AgentRuntime set policy conditions
+	// (policycheck), and a change re-reconciles every agent. Nil: no
+	// policies.
+	Policies policycheck.Policies
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -102,13 +108,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		WithOptions(controllerOptions(opts)).
-		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged()))).
+		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged(),
+			policycheck.Relabelled(opts.Policies, "AgentRuntime")))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
 		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()))
+	b = policycheck.Watch(b, opts.Policies, "AgentRuntime", r.client, func() client.ObjectList { return &v1alpha1.AgentRuntimeList{} })
 	return r.watchAutoscalers(b, mgr.GetRESTMapper()).Complete(r)
 }
 
@@ -117,7 +125,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 //
 //  0. delete the agent when its idle deadline has passed (idle.go), else
 //     requeue at the deadline;
-//  1. evaluate the AgentRuntime rules against the cluster's facts;
+//  1. evaluate the AgentRuntime rules against the cluster's facts, and
+//     the policy rules in force (policycheck: conditions only);
 //  2. resolve the agent's inputs (resolve.go) and decide whether the
 //     workload may be applied;
 //  3. apply the workload (apply.go), skipping every child that is unchanged;
@@ -138,6 +147,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}
 	in := statusInput{findings: findings, now: metav1.NewTime(r.opts.Clock.Now().Truncate(time.Second))}
+	if in.policy, err = policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "AgentRuntime", ar, facts); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := facts.Err(); err != nil {
+		return ctrl.Result{}, fmt.Errorf("evaluating policy rules: %w", err)
+	}
 	plan := r.resolve(ar, facts, findings, &in)
 	if err := facts.Err(); err != nil {
 		// A lookup resolve made failed (not "absent"): building from it

@@ -8,6 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -47,6 +48,9 @@ var failedReasons = map[string]bool{
 type statusInput struct {
 	// findings of the AgentRuntime rules (every stage and severity).
 	findings []rules.Finding
+	// policy is the verdict of the policy rules in force (policycheck): it
+	// sets policy conditions only, never Ready, the phase or the workload.
+	policy policycheck.Verdict
 	// frameworkImageOK is rules.AgentRuntimeFrameworkImage's verdict.
 	frameworkImageOK bool
 	// dropped are the reserved keys the Deployment builder dropped.
@@ -147,8 +151,27 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	st.ActiveVersion = in.activeVersion
 	st.CompositionDigest = in.compositionDigest
 	st.RuntimeCapabilities = runtimeCapabilitiesKept(ar)
+	// Policy conditions last, after the phase: they never feed it.
+	in.policy.Set(&st.Conditions, conditionTypes, gen, in.now)
 	st.ObservedGeneration = gen
 	return st
+}
+
+// conditionTypes are every condition type the controller sets: a policy
+// rule naming one reports to PolicyCompliant instead (policycheck).
+var conditionTypes = []string{
+	v1alpha1.AgentRuntimeConditionReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
+	v1alpha1.AgentRuntimeConditionServiceReady, v1alpha1.AgentRuntimeConditionPromptPackReady,
+	v1alpha1.AgentRuntimeConditionProviderReady, v1alpha1.AgentRuntimeConditionToolRegistryReady,
+	v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied,
+	v1alpha1.AgentRuntimeConditionRuntimeCapabilitiesReported, v1alpha1.AgentRuntimeConditionExternalAuth,
+	v1alpha1.AgentRuntimeConditionOIDCJWKSReady, v1alpha1.AgentRuntimeConditionAutoscalingReady,
+	v1alpha1.AgentRuntimeConditionAsyncInvocationReady, v1alpha1.AgentRuntimeConditionVolumes,
+	v1alpha1.AgentRuntimeConditionSessionRecording, v1alpha1.AgentRuntimeConditionPrivacyPolicyResolved,
+	v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota, v1alpha1.AgentRuntimeConditionIdleTimeoutValid,
+	v1alpha1.AgentRuntimeConditionRolloutActive, v1alpha1.AgentRuntimeConditionTrafficRouting,
+	v1alpha1.AgentRuntimeConditionA2AClientsResolved, v1alpha1.AgentRuntimeConditionA2ATaskStoreShared,
+	v1alpha1.AgentRuntimeConditionReservedEnvClean, v1alpha1.AgentRuntimeConditionSandboxConnectionsValid,
 }
 
 // reservedEnvCondition is ReservedEnvClean: False with the rule's reason

@@ -58,6 +58,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -92,6 +93,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for ArenaJob set policy
+	// conditions (policycheck), and a change re-reconciles every job.
+	// Nil: no policies.
+	Policies policycheck.Policies
 }
 
 func (o Options) withDefaults() Options {
@@ -128,10 +134,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenajob").
-		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(&v1alpha1.ArenaRun{}).
+		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ArenaJob")))).
+		Owns(&v1alpha1.ArenaRun{})
+	return policycheck.Watch(b, opts.Policies, "ArenaJob", r.client, func() client.ObjectList { return &v1alpha1.ArenaJobList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -149,6 +157,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License)
 	g := groupFindings(rules.Default.Evaluate("ArenaJob", rules.Input{Object: job, Facts: facts}, rules.Options{}))
+	var err error
+	if g.policy, err = policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "ArenaJob", job, facts); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -48,6 +49,10 @@ type findingGroups struct {
 	// license are the licence gates refusing the job (reason
 	// LicenseViolation, severity deny): the job starts nothing.
 	license []rules.Finding
+	// policy is the verdict of the ValidationPolicy rules in force
+	// (policycheck): it sets policy conditions only, never Ready or
+	// Stalled, and never keeps a run from starting.
+	policy policycheck.Verdict
 }
 
 func groupFindings(findings []rules.Finding) findingGroups {
@@ -106,8 +111,14 @@ func computeStatus(job *v1alpha1.ArenaJob, g findingGroups, o outcome, now metav
 	st.ObservedGeneration = job.Generation
 	setReadyCondition(&st, job, g, now)
 	setStalledCondition(&st, job.Generation, g, now)
+	// Policy conditions last: they never feed Ready or Stalled.
+	g.policy.Set(&st.Conditions, conditionTypes, job.Generation, now)
 	return st
 }
+
+// conditionTypes are every condition type the controller sets: a policy
+// rule naming one reports to PolicyCompliant instead (policycheck).
+var conditionTypes = []string{v1alpha1.ArenaJobConditionReady, v1alpha1.ArenaJobConditionStalled}
 
 // setReadyCondition: False with the first blocking finding's reason
 // (InvalidSchedule, or LicenseViolation from a licence gate), True with

@@ -54,6 +54,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -123,6 +124,11 @@ type Options struct {
 	// OutputRemovalTimeout bounds the retries of a deleted run's failing
 	// output removal. Default DefaultOutputRemovalTimeout.
 	OutputRemovalTimeout time.Duration
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for ArenaRun set policy
+	// conditions on a run until it finishes (policycheck), and a change
+	// re-reconciles every unfinished run. Nil: no policies.
+	Policies policycheck.Policies
 }
 
 // DefaultWorkerImage is the arena worker image (not built in this repository).
@@ -201,12 +207,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.SkipNameValidation {
 		copts.SkipNameValidation = ptr.To(true)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenarun").
-		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ArenaRun")))).
 		Owns(&batchv1.Job{}).
 		Watches(&v1alpha1.ArenaProject{}, handler.EnqueueRequestsFromMapFunc(r.runsInNamespace)).
-		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace)).
+		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace))
+	return policycheck.Watch(b, opts.Policies, "ArenaRun", r.client, func() client.ObjectList { return &v1alpha1.ArenaRunList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -279,6 +287,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.setPolicyConditions(ctx, run, st, now); err != nil {
+		return ctrl.Result{}, err
+	}
 	if !equality.Semantic.DeepEqual(run.Status, *st) {
 		orig := run.DeepCopy()
 		run.Status = *st
@@ -303,6 +314,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
+}
+
+// setPolicyConditions sets the conditions of the ValidationPolicy rules in
+// force on the run (policycheck), after the run's own step: they never
+// change its phase, Ready or Job.
+func (r *Reconciler) setPolicyConditions(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time) error {
+	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
+	v, err := policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "ArenaRun", run, facts)
+	if err != nil {
+		return err
+	}
+	if err := facts.Err(); err != nil {
+		return fmt.Errorf("evaluating policy rules: %w", err)
+	}
+	v.Set(&st.Conditions, conditionTypes, run.Generation, now)
+	return nil
+}
+
+// conditionTypes are every condition type the controller sets: a policy
+// rule naming one reports to PolicyCompliant instead (policycheck).
+var conditionTypes = []string{
+	v1alpha1.ArenaRunConditionReady, v1alpha1.ArenaRunConditionSourceValid, v1alpha1.ArenaRunConditionJobCreated,
+	v1alpha1.ArenaRunConditionProgressing, v1alpha1.ArenaRunConditionQueueRedisDrifted,
+	v1alpha1.ArenaRunConditionWithinWorkspaceQuota, v1alpha1.ArenaRunConditionOutputPersisted,
 }
 
 // eventConditions are the conditions whose transitions make events: all of

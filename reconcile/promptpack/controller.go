@@ -48,6 +48,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -80,6 +81,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for PromptPack set policy
+	// conditions (policycheck), and a change re-reconciles every ConfigMap-sourced pack.
+	// Nil: no policies.
+	Policies policycheck.Policies
 }
 
 func (o Options) withDefaults() Options {
@@ -125,12 +131,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("promptpack").
-		For(&v1alpha1.PromptPack{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.PromptPack{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "PromptPack")))).
 		// Metadata only: any change bumps the resourceVersion, which is all
 		// the mapping needs; the data is read on reconcile.
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.packsForConfigMap), builder.OnlyMetadata).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.packsForConfigMap), builder.OnlyMetadata)
+	return policycheck.Watch(b, opts.Policies, "PromptPack", r.client, func() client.ObjectList { return &v1alpha1.PromptPackList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -163,6 +171,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.configMaps, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("PromptPack", rules.Input{Object: p, Facts: facts}, rules.Options{})
+	validation, err := policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "PromptPack", p, facts)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := facts.Err(); err != nil {
 		// A lookup could not be made: ConfigMapNotFound may be false.
 		// Write nothing, emit nothing; retry with backoff.
@@ -170,7 +182,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
-	st := computeStatus(p, findings, now)
+	st := computeStatus(p, findings, validation, now)
 	packJSON, hasKey, _ := facts.ConfigMapValue(p.Namespace, p.Spec.Source.ConfigMapRef.Name, rules.PromptPackPackJSONKey)
 	st.ContentDigest = contentDigest(st, packJSON, hasKey)
 	if equality.Semantic.DeepEqual(p.Status, st) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -34,10 +35,11 @@ func groupFindings(findings []rules.Finding) findingGroups {
 	return g
 }
 
-// computeStatus is the pack's status from its findings, at now. It starts
-// from the stored status so conditions keep their lastTransitionTime. Pure:
-// the caller compares it with the stored status and writes only a change.
-func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, now metav1.Time) v1alpha1.PromptPackStatus {
+// computeStatus is the pack's status from its findings and the verdict of
+// the ValidationPolicy rules in force, at now. It starts from the stored
+// status so conditions keep their lastTransitionTime. Pure: the caller
+// compares it with the stored status and writes only a change.
+func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, validation policycheck.Verdict, now metav1.Time) v1alpha1.PromptPackStatus {
 	st := *p.Status.DeepCopy()
 	gen := p.Generation
 	g := groupFindings(findings)
@@ -62,6 +64,8 @@ func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, now metav1.
 	if c := meta.FindStatusCondition(st.Conditions, ConditionReady); c != nil && c.Status == metav1.ConditionTrue {
 		st.Phase = v1alpha1.PromptPackPhaseReady
 	}
+	// Policy conditions last, after Ready and the phase: they never feed them.
+	validation.Set(&st.Conditions, []string{ConditionReady, ConditionSourceValid}, gen, now)
 	st.ObservedGeneration = gen
 	return st
 }

@@ -66,6 +66,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -139,6 +140,11 @@ type Options struct {
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
+	// Policies are the platform team's policies in force (the operator's
+	// policies.Store): their rules for Provider set policy conditions
+	// (policycheck), and a change re-reconciles every Provider. Nil: no
+	// policies.
+	Policies policycheck.Policies
 	// SecretReader reads the Secret a Provider names. SetupWithManager
 	// defaults it to the manager's APIReader (uncached: Secrets are watched
 	// as metadata only and never cached with their data); NewReconciler
@@ -237,14 +243,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		skip := true
 		copts.SkipNameValidation = &skip
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("provider").
-		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "Provider")))).
 		// Metadata only: a change to any Secret bumps its resourceVersion,
 		// which is all the mapping needs; the data is read on reconcile.
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.providersForSecret), builder.OnlyMetadata).
 		// Each stored probe result reconciles its Provider.
-		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.probes.Events(ProberKind), &handler.EnqueueRequestForObject{}))
+	return policycheck.Watch(b, opts.Policies, "Provider", r.client, func() client.ObjectList { return &v1alpha1.ProviderList{} }).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -334,6 +342,12 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 		return observation{}, fmt.Errorf("evaluating rules: %w", err)
 	}
 	obs := observation{findings: findings}
+	if obs.policy, err = policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "Provider", p, facts); err != nil {
+		return observation{}, err
+	}
+	if err := facts.Err(); err != nil {
+		return observation{}, fmt.Errorf("evaluating policy rules: %w", err)
+	}
 
 	var value []byte
 	var secretID string

@@ -30,6 +30,11 @@ const (
 	ConditionModelValid = rules.ProviderConditionModelValid
 )
 
+// conditionTypes are every condition type the controller sets: a policy
+// rule naming one reports to PolicyCompliant instead (policycheck).
+var conditionTypes = []string{ConditionReady, ConditionSecretFound, ConditionCredentialConfigured,
+	ConditionCredentialValid, ConditionEndpointReachable, ConditionAuthConfigured, ConditionModelValid}
+
 // Reasons. The spec's strings are used exactly; reasons the spec does not
 // name (mostly those of True conditions) are the controller's and are marked
 // so.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -21,6 +22,9 @@ type observation struct {
 	// findings are every rule finding on the Provider (rules.Full: schema and
 	// Go rules, admission and reconcile stages).
 	findings []rules.Finding
+	// policy is the verdict of the policy rules in force (policycheck): it
+	// sets policy conditions only, never Ready or the phase.
+	policy policycheck.Verdict
 	// secretKey is the key of the credential Secret that holds the
 	// credential; empty when there is none.
 	secretKey string
@@ -130,6 +134,8 @@ func computeStatus(p *v1alpha1.Provider, obs observation, now metav1.Time, grace
 	setModelValidCondition(&st, p, g.modelValid, now)
 	setReadyCondition(&st, gen, g.other, now, grace)
 	setPhase(&st, gen, g.other, now, grace)
+	// Policy conditions last, after Ready and the phase: they never feed them.
+	obs.policy.Set(&st.Conditions, conditionTypes, gen, now)
 	st.ObservedGeneration = gen
 	return st
 }

@@ -55,6 +55,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -92,6 +93,11 @@ type Options struct {
 	License rules.LicenseSource
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
+	// Policies are the platform team's ValidationPolicies in force (the
+	// operator's policies.Store): their rules for ToolRegistry set policy
+	// conditions (policycheck), and a change re-reconciles every registry.
+	// Nil: no policies.
+	Policies policycheck.Policies
 }
 
 func (o Options) withDefaults() Options {
@@ -159,12 +165,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			handler.TypedEnqueueRequestsFromMapFunc(policyToRegistry)))
 	})
 
-	c, err = ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&v1alpha1.ToolRegistry{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			policycheck.Relabelled(opts.Policies, "ToolRegistry")))).
 		WatchesRawSource(source.Channel(r.policies.changed, handler.EnqueueRequestsFromMapFunc(r.allRegistries))).
 		// Each stored probe result reconciles its registry.
-		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{}))
+	c, err = policycheck.Watch(b, opts.Policies, "ToolRegistry", r.client, func() client.ObjectList { return &v1alpha1.ToolRegistryList{} }).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Build(r)
 	if err != nil {
@@ -209,6 +217,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	facts := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License)
 	findings := rules.Default.Evaluate("ToolRegistry", rules.Input{Object: tr, Facts: facts}, rules.Options{})
+	validation, err := policycheck.Evaluate(policycheck.Catalog(r.opts.Policies), "ToolRegistry", tr, facts)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := facts.Err(); err != nil {
 		// A lookup could not be made: the findings may report as missing
 		// what exists. Write nothing, emit nothing; retry with backoff.
@@ -216,9 +228,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	in := statusInput{
-		findings: findings,
-		probe:    probeSettingsOf(tr.Spec.Probe, r.opts.DefaultProbeInterval, r.opts.DefaultProbeTimeout),
-		now:      now,
+		findings:   findings,
+		validation: validation,
+		probe:      probeSettingsOf(tr.Spec.Probe, r.opts.DefaultProbeInterval, r.opts.DefaultProbeTimeout),
+		now:        now,
 	}
 	in.tools, in.handlersWithTools = discoverTools(tr)
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -34,6 +35,10 @@ type policyState struct {
 type statusInput struct {
 	// findings of every rule, stage and severity on the object.
 	findings []rules.Finding
+	// validation is the verdict of the ValidationPolicy rules in force
+	// (policycheck): it sets policy conditions only, never Ready, Degraded
+	// or the phase. (policy, below, is the ToolPolicy view.)
+	validation policycheck.Verdict
 	// tools as discoverTools resolved them, and how many handlers yielded one.
 	tools             []resolvedTool
 	handlersWithTools int
@@ -438,7 +443,18 @@ func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegis
 		setFindingsCondition(&st, fc.condType, findingsFor(in.findings, fc.condType), applies, fc.okReason, okMessage, gen, now)
 	}
 	st.Phase = phase
+	// Policy conditions last, after Ready and the phase: they never feed them.
+	in.validation.Set(&st.Conditions, conditionTypes, gen, now)
 	return st
+}
+
+// conditionTypes are every condition type the controller sets: a policy
+// rule naming one reports to PolicyCompliant instead (policycheck).
+var conditionTypes = []string{
+	v1alpha1.ToolRegistryConditionReady, v1alpha1.ToolRegistryConditionDegraded,
+	v1alpha1.ToolRegistryConditionHandlersValid, v1alpha1.ToolRegistryConditionToolsDiscovered,
+	v1alpha1.ToolRegistryConditionPolicyBound, v1alpha1.ToolRegistryConditionSandboxesValid,
+	v1alpha1.ToolRegistryConditionSandboxConnectionsValid, v1alpha1.ToolRegistryConditionHandlerConnectionsValid,
 }
 
 // conditionEvent is one event to record for a condition transition.

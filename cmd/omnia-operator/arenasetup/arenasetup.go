@@ -14,6 +14,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenaproject"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenarun"
+	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -33,6 +34,10 @@ type Config struct {
 	// JobClock is the ArenaJob controller's time (ticks). Nil: the real
 	// clock, as in the operator; a test injects a fake one.
 	JobClock clock.PassiveClock
+	// Policies are the ValidationPolicies in force (the operator's
+	// policies.Store), answered by the ArenaRun and ArenaJob controllers
+	// with conditions. Nil: none.
+	Policies policycheck.Policies
 }
 
 // SetupProject registers the ArenaProject controller: it finds each
@@ -54,6 +59,7 @@ func SetupRun(mgr ctrl.Manager, c Config) error {
 		// Runs keep their default output on the workspace content volume
 		// (arenajob.md § Without output).
 		ContentRoot: c.Source.ContentRoot,
+		Policies:    c.Policies,
 	})
 }
 
@@ -61,7 +67,7 @@ func SetupRun(mgr ctrl.Manager, c Config) error {
 // (once, or on every cron tick), applies the concurrency policy, prunes the
 // run history and writes the job's scheduling status.
 func SetupJob(mgr ctrl.Manager, c Config) error {
-	return arenajob.SetupWithManager(mgr, arenajob.Options{License: c.License, Clock: c.JobClock})
+	return arenajob.SetupWithManager(mgr, arenajob.Options{License: c.License, Clock: c.JobClock, Policies: c.Policies})
 }
 
 // Setup registers the three Arena controllers.

@@ -1,0 +1,11 @@
+package main
+
+import "github.com/altairalabs/omnia/reconcile/policycheck"
+
+// controllerPolicies are the ValidationPolicies in force that the
+// controllers of the kinds a policy can match (Provider, AgentRuntime,
+// ToolRegistry, PromptPack, ArenaJob, ArenaRun) answer with conditions, and
+// whose changes re-reconcile those kinds: the operator's policies.Store.
+// main sets it before the controllers are set up (controllerSetups); left
+// nil, the controllers answer no policy.
+var controllerPolicies policycheck.Policies
