@@ -2,9 +2,12 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -34,10 +37,14 @@ type ManifestFacts struct {
 	registries map[string]*v1alpha1.ToolRegistry
 	agents     map[string]*v1alpha1.AgentRuntime
 	claims     map[string]bool // namespace/name of PersistentVolumeClaims
-	license    License         // zero: open-core
+	namespaces map[string]*corev1.Namespace
+	license    License // zero: open-core
 }
 
-var _ Facts = (*ManifestFacts)(nil)
+var (
+	_ Facts          = (*ManifestFacts)(nil)
+	_ NamespaceFacts = (*ManifestFacts)(nil)
+)
 
 // NewManifestFacts returns facts that know nothing yet.
 func NewManifestFacts() *ManifestFacts {
@@ -53,6 +60,7 @@ func NewManifestFacts() *ManifestFacts {
 		registries: map[string]*v1alpha1.ToolRegistry{},
 		agents:     map[string]*v1alpha1.AgentRuntime{},
 		claims:     map[string]bool{},
+		namespaces: map[string]*corev1.Namespace{},
 	}
 }
 
@@ -139,6 +147,39 @@ func (f *ManifestFacts) AddConfigMap(namespace, name string, data map[string][]b
 // namespace/name exists.
 func (f *ManifestFacts) AddPersistentVolumeClaim(namespace, name string) {
 	f.claims[factKey(namespace, name)] = true
+}
+
+// AddNamespace records a Namespace (its name, labels and annotations; a
+// policy's namespaceSelector and `namespaceObject` read them). A later
+// Namespace of the same name replaces an earlier one. It carries the
+// kubernetes.io/metadata.name label as the API server sets it on every
+// Namespace, so a selector on that label matches offline as in a cluster. A
+// Namespace without a name is ignored: the schema of no kind refers to it.
+func (f *ManifestFacts) AddNamespace(ns *corev1.Namespace) {
+	if ns == nil || ns.Name == "" {
+		return
+	}
+	kept := &corev1.Namespace{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        ns.Name,
+			Labels:      make(map[string]string, len(ns.Labels)+1),
+			Annotations: maps.Clone(ns.Annotations),
+		},
+	}
+	maps.Copy(kept.Labels, ns.Labels)
+	kept.Labels[corev1.LabelMetadataName] = ns.Name
+	f.namespaces[ns.Name] = kept
+}
+
+// Namespace implements NamespaceFacts: a Namespace given with AddNamespace.
+// Unknown names are answered by NamespaceOf (a bare Namespace).
+func (f *ManifestFacts) Namespace(name string) (*corev1.Namespace, bool) {
+	ns, ok := f.namespaces[name]
+	if !ok {
+		return nil, false
+	}
+	return ns.DeepCopy(), true
 }
 
 // AddCRD records that a CustomResourceDefinition for groupKind ("group/Kind")

@@ -151,3 +151,29 @@ func TestManifestFactsSecretKeysAreCopies(t *testing.T) {
 		t.Fatalf("keys aliased: %v", again)
 	}
 }
+
+func TestManifestFactsNamespaces(t *testing.T) {
+	f := NewManifestFacts()
+	f.AddNamespace(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "prod-a", Labels: map[string]string{"env": "prod"}}})
+	f.AddNamespace(&corev1.Namespace{}) // no name: ignored
+	ns, ok := f.Namespace("prod-a")
+	if !ok || ns.Labels["env"] != "prod" || ns.Labels[corev1.LabelMetadataName] != "prod-a" {
+		t.Fatalf("Namespace(prod-a) = %v, %v; want its labels and the metadata.name label", ns, ok)
+	}
+	// A copy: a caller cannot change the facts.
+	ns.Labels["env"] = "dev"
+	if again, _ := f.Namespace("prod-a"); again.Labels["env"] != "prod" {
+		t.Fatal("Namespace returned the stored object, not a copy")
+	}
+	// A later Namespace of the same name replaces the earlier one.
+	f.AddNamespace(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "prod-a", Labels: map[string]string{"env": "staging"}}})
+	if got := NamespaceOf(f, "prod-a"); got.Labels["env"] != "staging" {
+		t.Fatalf("NamespaceOf(prod-a) labels %v, want env=staging", got.Labels)
+	}
+	if _, ok := f.Namespace("other"); ok {
+		t.Fatal("Namespace(other) found a Namespace never added")
+	}
+	if got := NamespaceOf(f, "other"); got.Labels[corev1.LabelMetadataName] != "other" || len(got.Labels) != 1 {
+		t.Fatalf("NamespaceOf(other) = %v, want the bare Namespace", got.Labels)
+	}
+}

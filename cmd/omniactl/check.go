@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
@@ -39,6 +40,17 @@ type checkConfig struct {
 	// License is the verified licence the rules see (--license); the zero
 	// value is the open-core licence.
 	License rules.License
+	// PolicyPaths are the --policy files and directories: their
+	// ValidationPolicies are compiled and their rules join the catalog.
+	PolicyPaths []string
+	// Catalog, when set, is the catalog to judge with (omniactl audit
+	// builds it from the cluster's policies); nil means rules.Default plus
+	// the PolicyPaths policies.
+	Catalog *rules.Catalog
+	// PolicyApplied records, per document, the policy rules that judged
+	// it (omniactl audit --report: a rule that applied without a finding
+	// is a pass).
+	PolicyApplied bool
 }
 
 // tuneMemory sets the garbage collector for a check of inputBytes of
@@ -64,7 +76,12 @@ type result struct {
 	Kind       string
 	Namespace  string
 	Name       string
-	Findings   []rules.Finding
+	// UID is a listed object's (omniactl audit); empty for a file's.
+	UID      string
+	Findings []rules.Finding
+	// Applied are the IDs of the policy rules that judged the document,
+	// sorted (only with checkConfig.PolicyApplied).
+	Applied []string
 }
 
 // denied reports whether any finding refuses the document.
@@ -85,6 +102,18 @@ type report struct {
 	Facts int
 	// Skipped counts non-Omnia documents that were not checked.
 	Skipped int
+	// catalog is the catalog the documents were judged with (the built-in
+	// rules and the policies in force); the SARIF writer describes its
+	// rules.
+	catalog *rules.Catalog
+}
+
+// rules returns the catalog the report was judged with.
+func (r *report) rules() *rules.Catalog {
+	if r.catalog == nil {
+		return rules.Default
+	}
+	return r.catalog
 }
 
 // denied reports whether any document is refused.
@@ -133,6 +162,14 @@ type document struct {
 	configMapData map[string][]byte
 	// crd is the group/Kind a CustomResourceDefinition installs.
 	crd string
+	// ns is a Namespace document's metadata.
+	ns *corev1.Namespace
+	// uid is a listed object's UID (omniactl audit: the reports name it).
+	uid string
+	// factOnly marks an Omnia document used only as a fact, not judged
+	// (omniactl audit -n: the cluster-scoped objects a namespace's objects
+	// refer to).
+	factOnly bool
 }
 
 // Document classes.
@@ -144,6 +181,9 @@ const (
 	classConfigMap
 	classCRD
 	classClaim // a PersistentVolumeClaim: only its name is a fact
+	// classNamespace is a Namespace: its name, labels and annotations are a
+	// fact (a policy's namespaceSelector and namespaceObject read them).
+	classNamespace
 	// classIntent is a deploy intent (apiVersion deploy.omnia.altairalabs.ai/v1,
 	// no kind): decoded as the deploy API decodes it and judged by the
 	// deployintent/* rules, so check and the API answer the same.
@@ -172,6 +212,11 @@ func check(ctx context.Context, paths []string, stdin io.Reader, cfg checkConfig
 	<-svDone
 	if svErr != nil {
 		return nil, fmt.Errorf("building the schema validators: %w", svErr)
+	}
+	if cfg.Catalog == nil {
+		if cfg.Catalog, _, err = loadPolicyCatalog(ctx, sv, cfg.PolicyPaths, cfg.Severity); err != nil {
+			return nil, err
+		}
 	}
 	return evaluate(ctx, sv, docs, cfg, workers)
 }
@@ -294,6 +339,10 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 			return err
 		}
 		d.configMapData = data
+	case group == "" && version == "v1" && kind == "Namespace":
+		d.class = classNamespace
+		_, d.name = metaNames(obj)
+		d.ns = namespaceFact(obj)
 	case group == "" && version == "v1" && kind == "PersistentVolumeClaim":
 		setNamespace(obj, cfg.Namespace)
 		d.class = classClaim
@@ -313,6 +362,32 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 	return nil
 }
 
+// namespaceFact keeps what policies read of a Namespace document: its name,
+// labels and annotations (string values only; the schema of a Namespace is
+// the API server's business, not check's).
+func namespaceFact(obj map[string]any) *corev1.Namespace {
+	meta, _ := obj["metadata"].(map[string]any)
+	ns := &corev1.Namespace{}
+	ns.Name, _ = meta["name"].(string)
+	ns.Labels = stringMap(meta["labels"])
+	ns.Annotations = stringMap(meta["annotations"])
+	return ns
+}
+
+func stringMap(v any) map[string]string {
+	m, _ := v.(map[string]any)
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		if s, ok := e.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 func metaNames(obj map[string]any) (namespace, name string) {
 	meta, _ := obj["metadata"].(map[string]any)
 	namespace, _ = meta["namespace"].(string)
@@ -326,13 +401,21 @@ func metaNames(obj map[string]any) (namespace, name string) {
 func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
 	facts.SetLicense(cfg.License)
-	rep := &report{}
+	cat := cfg.Catalog
+	if cat == nil {
+		cat = rules.Default
+	}
+	rep := &report{catalog: cat}
 	omnia := make([]int, 0, len(docs))
 	for i := range docs {
 		d := &docs[i]
 		switch d.class {
 		case classOmnia:
-			omnia = append(omnia, i)
+			if !d.factOnly {
+				omnia = append(omnia, i)
+			} else {
+				rep.Facts++
+			}
 			if d.fact != nil {
 				if err := facts.Add(d.fact); err != nil {
 					return nil, err
@@ -348,6 +431,10 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 			rep.Facts++
 		case classClaim:
 			facts.AddPersistentVolumeClaim(d.namespace, d.name)
+			rep.Facts++
+		case classNamespace:
+			facts.AddNamespace(d.ns)
+			d.ns = nil
 			rep.Facts++
 		case classCRD:
 			if d.crd != "" {
@@ -370,14 +457,17 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 	errs := make([]error, len(omnia))
 	parallel(len(omnia), workers, func(j int) {
 		d := &docs[omnia[j]]
-		rep.Results[j] = result{File: d.file, Document: d.index, Line: d.line, APIVersion: d.apiVersion, Kind: d.kind, Namespace: d.namespace, Name: d.name}
+		rep.Results[j] = result{File: d.file, Document: d.index, Line: d.line, APIVersion: d.apiVersion, Kind: d.kind, Namespace: d.namespace, Name: d.name, UID: d.uid}
 		var obj map[string]any
 		if err := utiljson.Unmarshal(d.raw, &obj); err != nil {
 			errs[j] = err
 			return
 		}
 		d.raw = nil
-		rep.Results[j].Findings, errs[j] = rules.Full(ctx, sv, rules.Default, obj, nil, facts, opts)
+		if cfg.PolicyApplied {
+			rep.Results[j].Applied = appliedPolicyRules(cat, d.kind, obj, facts)
+		}
+		rep.Results[j].Findings, errs[j] = rules.Full(ctx, sv, cat, obj, nil, facts, opts)
 	})
 	var problems []string
 	for j, err := range errs {
@@ -391,6 +481,29 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 	}
 	rep.Results = mergeByPosition(docs, rep.Results, intentResults)
 	return rep, nil
+}
+
+// appliedPolicyRules returns the IDs of the policy rules of cat that judge
+// obj: of its kind, and selected by their policy. An object that does not
+// decode is judged by none (its schema findings say why).
+func appliedPolicyRules(cat *rules.Catalog, kind string, obj map[string]any, facts rules.Facts) []string {
+	var typed runtime.Object
+	var out []string
+	for _, r := range cat.Rules() {
+		if r.Source != rules.SourcePolicy || !slices.Contains(r.Kinds, kind) {
+			continue
+		}
+		if typed == nil {
+			var err error
+			if typed, err = rules.Typed(obj); err != nil {
+				return nil
+			}
+		}
+		if r.Applies(kind, rules.Input{Object: typed, Facts: facts}) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
 }
 
 // secretKeys returns a Secret's data and stringData keys; values are not

@@ -2,7 +2,8 @@
 // the API server's schema, the validating webhooks and the reconcilers use,
 // and documents that catalog.
 //
-//	omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
+//	omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS] [--policy FILE|DIR]…
+//	omniactl audit [--kubeconfig FILE] [--context NAME] [-n NS | -A] [-o …] [--policy FILE|DIR]… [--report] (audit.go)
 //	omniactl rules [-o table|json|markdown]
 //	omniactl license inspect FILE [--public-key PEM]… [-o text|json]
 //	omniactl deploy apply|plan … (a client of the operator's deploy API; deploy.go)
@@ -10,7 +11,8 @@
 // check exits 0 when nothing is denied, 1 when something is, and 2 when the
 // input is unusable (a file that cannot be read, YAML or JSON that does not
 // parse, a document without apiVersion or kind, an Omnia apiVersion with an
-// unknown kind).
+// unknown kind, a --policy file that is no valid ValidationPolicy or does
+// not compile). audit exits the same way, 2 also on a cluster error.
 package main
 
 import (
@@ -45,7 +47,9 @@ const usage = `omniactl checks Omnia manifests offline against the rule catalog.
 
 Usage:
   omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
-                 [--license FILE --license-public-key PEM…]
+                 [--policy FILE|DIR]… [--license FILE --license-public-key PEM…]
+  omniactl audit [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | -A] [-o table|json|sarif|junit]
+                 [--policy FILE|DIR]… [--rule-severity ID=deny|warn]… [--license FILE …] [--report]
   omniactl rules [-o table|json|markdown]
   omniactl license inspect FILE [--public-key PEM]… [-o text|json]
   omniactl deploy apply -f INTENT.json --server URL --workspace NAME --token-file FILE [--ca-file PEM] [-o table|json]
@@ -62,9 +66,21 @@ for the others; every Omnia document is evaluated with the schema (OpenAPI and C
 the API server runs it) and every Go rule, admission and reconcile stage.
 A deploy intent (apiVersion deploy.omnia.altairalabs.ai/v1) is decoded and
 judged by the deployintent/* rules, as the operator's deploy API judges it.
-Other documents are skipped. The licence the rules see is the open-core one,
-or the --license file, verified with --license-public-key as the operator
-verifies the arena-license Secret.
+Namespace documents are facts too (their labels, for a policy's
+namespaceSelector). Other documents are skipped. The licence the rules see is
+the open-core one, or the --license file, verified with --license-public-key
+as the operator verifies the arena-license Secret.
+
+--policy FILE|DIR (repeatable; a directory is searched recursively for
+*.yaml, *.yml and *.json, as -f) reads ValidationPolicy documents, judges
+each against its CRD schema, compiles it as the operator does and adds its
+rules (policy/<policy>/<rule>) to the catalog every document is judged with;
+--rule-severity applies to them. A policy that is invalid or does not compile
+is unusable input, naming the file, document, rule and field. A policy given
+with -f instead is only checked against its schema, not applied.
+
+audit judges a live cluster's Omnia objects the same way, with the cluster's
+facts and policies ("omniactl audit -h" for its help).
 
 Exit status: 0 nothing denied, 1 something denied, 2 unusable input.
 `
@@ -82,6 +98,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runRules(args[1:], stdout, stderr)
 	case "license":
 		return runLicense(args[1:], stdout, stderr)
+	case "audit":
+		return runAudit(ctx, args[1:], stdout, stderr)
 	case "deploy":
 		return runDeploy(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -127,9 +145,11 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		namespace  string
 		severities = rules.SeverityOverrides{}
 		lic        licenseCheckFlags
+		policyArgs pathsFlag
 	)
 	lic.bind(fs)
 	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
+	fs.Var(&policyArgs, "policy", "ValidationPolicy file or directory (recursive: *.yaml, *.yml, *.json) whose rules join the catalog; repeatable")
 	fs.StringVar(&format, "o", formatTable, "output: table, json, sarif or junit")
 	fs.StringVar(&namespace, "namespace", "", "namespace for namespaced documents that name none (as kubectl apply -n)")
 	fs.StringVar(&namespace, "n", "", "shorthand for --namespace")
@@ -158,7 +178,7 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "omniactl check: --license:", err)
 		return exitInput
 	}
-	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license})
+	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license, PolicyPaths: policyArgs})
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {

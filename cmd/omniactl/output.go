@@ -198,7 +198,7 @@ func sarifURI(file string) string {
 func writeSARIF(w io.Writer, rep *report) error {
 	var descs []sarifRule
 	index := map[string]int{}
-	for _, r := range rules.Default.Rules() {
+	for _, r := range rep.rules().Rules() {
 		index[r.ID] = len(descs)
 		descs = append(descs, sarifRule{
 			ID:                   r.ID,
@@ -279,6 +279,10 @@ func ruleProperties(r *rules.Rule) map[string]any {
 		"source": string(r.Source),
 		"spec":   r.Spec,
 		"docs":   "docs/rules.md#" + r.ID,
+	}
+	if r.Source == rules.SourcePolicy {
+		// A policy rule is documented by its policy, not by docs/rules.md.
+		p["docs"] = "docs/policies.md"
 	}
 	if r.Reason != "" {
 		p["reason"] = r.Reason
