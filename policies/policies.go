@@ -46,6 +46,13 @@ type Options struct {
 	Observe Observer
 }
 
+func (o Options) withDefaults() Options {
+	if o.RegoTimeout <= 0 {
+		o.RegoTimeout = DefaultRegoTimeout
+	}
+	return o
+}
+
 // DefaultRegoTimeout bounds one Rego rule's evaluation of one object: long
 // enough for any sane module, short enough that a looping one cannot hold a
 // webhook worker near its 10 s timeout.
