@@ -75,14 +75,25 @@ func admissionFactsRules(cat *rules.Catalog, kind string) string {
 	return strings.Join(ids, ", ")
 }
 
+// maxNamedPolicyRules bounds the policy rules a fail-closed message names:
+// a cluster may hold many policies.
+const maxNamedPolicyRules = 10
+
 // policyRules names the policy rules of kind, for the fail-closed message
 // when the request's Namespace could not be looked up.
 func policyRules(cat *rules.Catalog, kind string) string {
 	var ids []string
+	n := 0
 	for _, r := range cat.Rules() {
 		if r.Source == rules.SourcePolicy && slices.Contains(r.Kinds, kind) {
-			ids = append(ids, r.ID)
+			if n < maxNamedPolicyRules {
+				ids = append(ids, r.ID)
+			}
+			n++
 		}
+	}
+	if n > maxNamedPolicyRules {
+		ids = append(ids, fmt.Sprintf("and %d more policy rules", n-maxNamedPolicyRules))
 	}
 	return strings.Join(ids, ", ")
 }
