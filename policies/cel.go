@@ -9,9 +9,9 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	celunstructured "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/library"
 )
 
@@ -156,13 +156,13 @@ func (a *celActivation) Parent() interpreter.Activation { return nil }
 // newCELActivation builds the variables for one object of ke's kind.
 func newCELActivation(ke *kindEnv, in *evalInput, params paramsValue) *celActivation {
 	a := &celActivation{
-		object:    celunstructured.UnstructuredToVal(in.object, ke.structural),
+		object:    common.UnstructuredToVal(in.object, ke.values),
 		oldObject: types.NullValue,
 		namespace: types.NullValue,
 		params:    types.NullValue,
 	}
 	if in.oldObject != nil {
-		a.oldObject = celunstructured.UnstructuredToVal(in.oldObject, ke.structural)
+		a.oldObject = common.UnstructuredToVal(in.oldObject, ke.values)
 	}
 	if in.namespace != nil {
 		a.namespace = types.DefaultTypeAdapter.NativeToValue(in.namespace)

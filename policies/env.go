@@ -39,8 +39,10 @@ type kindEnv struct {
 	kind       string
 	apiVersion string
 	structural *structuralschema.Structural
-	declType   *apiservercel.DeclType
-	env        *cel.Env
+	// values reads objects of the kind as CEL values (cachedSchema).
+	values   *cachedSchema
+	declType *apiservercel.DeclType
+	env      *cel.Env
 }
 
 var (
@@ -156,6 +158,7 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 		kind:       kind,
 		apiVersion: c.Spec.Group + "/" + v.Name,
 		structural: s,
+		values:     newCachedSchema(s),
 		declType:   declType,
 		env:        envSet.NewExpressionsEnv(),
 	}, nil

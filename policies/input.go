@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -28,7 +29,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 		return nil, err
 	}
 	out := &evalInput{kind: kind, object: obj}
-	if in.Old != nil {
+	if !isNil(in.Old) {
 		if _, out.oldObject, err = e.toMap(in.Old); err != nil {
 			return nil, fmt.Errorf("old object: %w", err)
 		}
@@ -50,7 +51,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 // toMap returns obj's kind and JSON map, with apiVersion and kind set (a
 // typed object built in Go often has an empty TypeMeta).
 func (e *Env) toMap(obj runtime.Object) (string, map[string]any, error) {
-	if obj == nil {
+	if isNil(obj) {
 		return "", nil, fmt.Errorf("no object")
 	}
 	var m map[string]any
@@ -107,4 +108,14 @@ func unstructuredNamespace(obj map[string]any) (string, map[string]string, bool)
 		}
 	}
 	return ns, labels, meta != nil
+}
+
+// isNil reports whether o is nil or a typed nil pointer (an Input's Old on
+// create may be either).
+func isNil(o runtime.Object) bool {
+	if o == nil {
+		return true
+	}
+	v := reflect.ValueOf(o)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -40,6 +40,9 @@ func newMatcher(ns, obj *metav1.LabelSelector) (*matcher, []fieldError) {
 // namespaceSelector that is set), the objectSelector against the object's
 // labels or, on update, the old object's.
 func (m *matcher) matches(in rules.Input) bool {
+	if isNil(in.Object) {
+		return false
+	}
 	obj, err := meta.Accessor(in.Object)
 	if err != nil {
 		return false
@@ -56,7 +59,7 @@ func (m *matcher) matches(in rules.Input) bool {
 	if m.object.Matches(labels.Set(obj.GetLabels())) {
 		return true
 	}
-	return in.Old != nil && labelsMatch(m.object, in.Old)
+	return !isNil(in.Old) && labelsMatch(m.object, in.Old)
 }
 
 func labelsMatch(sel labels.Selector, o runtime.Object) bool {
