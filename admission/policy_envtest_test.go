@@ -191,7 +191,7 @@ func TestPoliciesWithAPIServer(t *testing.T) {
 		}
 		unstructured.RemoveNestedField(bad.Object, "metadata", "generation")
 		_, err := dyn.Resource(validationPolicies).Create(ctx, bad, metav1.CreateOptions{})
-		st := assertRefusedBy(t, err, "vvalidationpolicy.omnia.altairalabs.ai", "policy/bad-policy/r1", "spec.rules[1].cel")
+		st := assertRefusedBy(t, err, "vvalidationpolicy.omnia.altairalabs.ai", "policy/bad-policy/rb", "spec.rules[1].cel")
 		if st != nil && (st.Details.Kind != admission.PolicyKind || st.Details.Name != "bad-policy") {
 			t.Errorf("details %+v do not name the ValidationPolicy bad-policy", st.Details)
 		}
