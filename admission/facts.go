@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,9 +33,9 @@ type ClusterFacts func(ctx context.Context) CheckedFacts
 // finalizers: the generation does not move) or is made to an object being
 // deleted is never checked against cluster state, so it is never refused
 // for a cache that has not synced.
-func (h *Handler[T]) factsFor(ctx context.Context, obj, old runtime.Object) (rules.Facts, CheckedFacts, rules.Options) {
+func (h *Handler[T]) factsFor(ctx context.Context, cat *rules.Catalog, obj, old runtime.Object) (rules.Facts, CheckedFacts, rules.Options) {
 	opts := rules.Options{Stages: []rules.Stage{rules.StageAdmission}, Severity: h.cfg.Severity}
-	if h.cfg.ClusterFacts == nil || !h.cfg.Catalog.NeedsAdmissionFacts(h.kind) || !specChanges(obj, old) {
+	if h.cfg.ClusterFacts == nil || !cat.NeedsAdmissionFacts(h.kind) || !specChanges(obj, old) {
 		return h.cfg.Facts, nil, opts
 	}
 	checked := h.cfg.ClusterFacts(ctx)
@@ -74,14 +75,36 @@ func admissionFactsRules(cat *rules.Catalog, kind string) string {
 	return strings.Join(ids, ", ")
 }
 
+// maxNamedPolicyRules bounds the policy rules a fail-closed message names:
+// a cluster may hold many policies.
+const maxNamedPolicyRules = 10
+
+// policyRules names the policy rules of kind, for the fail-closed message
+// when the request's Namespace could not be looked up.
+func policyRules(cat *rules.Catalog, kind string) string {
+	var ids []string
+	n := 0
+	for _, r := range cat.Rules() {
+		if r.Source == rules.SourcePolicy && slices.Contains(r.Kinds, kind) {
+			if n < maxNamedPolicyRules {
+				ids = append(ids, r.ID)
+			}
+			n++
+		}
+	}
+	if n > maxNamedPolicyRules {
+		ids = append(ids, fmt.Sprintf("and %d more policy rules", n-maxNamedPolicyRules))
+	}
+	return strings.Join(ids, ", ")
+}
+
 // factsUnavailable answers a request whose cluster facts could not be looked
-// up. The rules that needed them may have been told "not found" about an
-// object that exists, so their verdict is unknown: in enforce mode the
-// request is refused (fail closed) with 503 and a message saying to retry;
-// in warn and audit modes, where those rules would not refuse anyway, it is
-// admitted with a warning saying what was not checked.
-func (h *Handler[T]) factsUnavailable(mode Mode, err error) admission.Response {
-	rulesNeeding := admissionFactsRules(h.cfg.Catalog, h.kind)
+// up. The rules that needed them (rulesNeeding) may have been told "not
+// found" about an object that exists, so their verdict is unknown: in
+// enforce mode the request is refused (fail closed) with 503 and a message
+// saying to retry; in warn and audit modes, where those rules would not
+// refuse anyway, it is admitted with a warning saying what was not checked.
+func (h *Handler[T]) factsUnavailable(mode Mode, rulesNeeding string, err error) admission.Response {
 	h.decided(OutcomeError)
 	if mode == ModeEnforce {
 		return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf(

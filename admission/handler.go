@@ -19,17 +19,32 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/altairalabs/omnia/policies"
 	"github.com/altairalabs/omnia/rules"
 )
 
 // Config is shared by every kind's handler.
 type Config struct {
-	// Catalog is the rule catalog (rules.Default in production).
+	// Catalog is the rule catalog when Policies is nil (rules.Default).
 	Catalog *rules.Catalog
+	// Policies, when set, gives the catalog in force: the built-in rules
+	// and the ValidationPolicies that compiled. Each request takes it once
+	// (one atomic load), so a policy change applies from the next
+	// admission, without a restart, and one request sees one catalog.
+	Policies *policies.Store
+	// PolicyCompiler compiles ValidationPolicies for the policy kind's
+	// webhook (policy.go); the operator passes its *policies.Env. Nil:
+	// that webhook refuses every policy (fail closed).
+	PolicyCompiler PolicyCompiler
 	// Mode is the global enforcement mode.
 	Mode Mode
 	// NamespaceLabels resolves per-namespace mode overrides; nil for none.
 	NamespaceLabels NamespaceLabels
+	// Namespace returns a Namespace from the manager's cache: policy rules
+	// match it (namespaceSelector) and read it (namespaceObject). Nil: the
+	// Namespace is built from NamespaceLabels (name and labels), or, with
+	// neither, as the API server creates it bare (rules.NamespaceOf).
+	Namespace NamespaceGetter
 	// Severity overrides rule severities by ID (an operator raising a warn
 	// rule to deny).
 	Severity map[string]rules.Severity
@@ -67,10 +82,6 @@ type Handler[T runtime.Object] struct {
 func NewHandler[T runtime.Object](kind string, newObj func() T, scheme *runtime.Scheme, cfg *Config) *Handler[T] {
 	return &Handler[T]{kind: kind, newObj: newObj, cfg: cfg, decoder: admission.NewDecoder(scheme)}
 }
-
-// auditAnnotationPrefix keys audit annotations; the API server prefixes them
-// with the webhook name.
-const auditAnnotationPrefix = "finding-"
 
 // Handle implements admission.Handler.
 func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admission.Response {
@@ -111,30 +122,45 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		}
 		in.Old = old
 	}
-	facts, checked, opts := h.factsFor(ctx, obj, in.Old)
-	in.Facts = facts
+	// One catalog for the whole request, the ratchet's old object included.
+	cat := h.cfg.catalog()
+	facts, checked, opts := h.factsFor(ctx, cat, obj, in.Old)
+	nsFacts := h.cfg.namespaceFacts(ctx, facts)
+	in.Facts = nsFacts
 
-	findings := h.cfg.Catalog.Evaluate(h.kind, in, opts)
+	findings := cat.Evaluate(h.kind, in, opts)
 	if in.Old != nil {
-		findings = h.ratchet(in, findings, opts)
+		findings = h.ratchet(cat, in, findings, opts)
 	}
 	mode := h.cfg.modeFor(ctx, req.Namespace)
 	if checked != nil {
 		if err := checked.Err(); err != nil {
-			return h.factsUnavailable(mode, err)
+			return h.factsUnavailable(mode, admissionFactsRules(cat, h.kind), err)
 		}
+	}
+	if err := nsFacts.Err(); err != nil {
+		return h.factsUnavailable(mode, policyRules(cat, h.kind), err)
 	}
 	// The same order as every other surface (omniactl, conditions).
 	rules.SortFindings(findings)
 	return h.respond(mode, req.Name, findings)
 }
 
+// catalog returns the catalog in force: the Store's when policies are
+// plugged in, else the fixed one.
+func (c *Config) catalog() *rules.Catalog {
+	if c.Policies != nil {
+		return c.Policies.Catalog()
+	}
+	return c.Catalog
+}
+
 // ratchet applies the update ratchet (rules.RatchetUpdate): only what the
 // update adds may refuse. The old object is judged as a create with the same
 // catalog and options, and only when the ratchet needs it.
-func (h *Handler[T]) ratchet(in rules.Input, findings []rules.Finding, opts rules.Options) []rules.Finding {
+func (h *Handler[T]) ratchet(cat *rules.Catalog, in rules.Input, findings []rules.Finding, opts rules.Options) []rules.Finding {
 	return rules.RatchetUpdate(in.Object, in.Old, findings, func() []rules.Finding {
-		return h.cfg.Catalog.Evaluate(h.kind, rules.Input{Object: in.Old, Facts: in.Facts}, opts)
+		return cat.Evaluate(h.kind, rules.Input{Object: in.Old, Facts: in.Facts}, opts)
 	})
 }
 
@@ -145,6 +171,12 @@ const RatchetedSuffix = " (not refused on this update: the stored object already
 // respond turns findings into the admission response for a mode. Dry-run
 // requests get the same answer: the handler has no side effects beyond
 // metrics.
+//
+// A policy rule's finding is bound by its policy's validationActions
+// (rules.Rule.boundByActions): AuditOnly (Audit alone) is only recorded, as
+// an audit annotation and the "audited" outcome, whatever the mode; Audit
+// is recorded beside the refusal or warning. The namespace mode applies on
+// top, as to every finding: in audit mode nothing is refused or warned.
 func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) admission.Response {
 	if len(findings) == 0 {
 		h.decided(OutcomeAllowed)
@@ -155,9 +187,10 @@ func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) a
 	audit := map[string]string{}
 	for _, f := range findings {
 		switch {
-		case mode == ModeAudit:
-			audit[auditAnnotationPrefix+strings.ReplaceAll(f.RuleID, "/", ".")] = f.Field + ": " + f.Message
+		case f.AuditOnly || mode == ModeAudit:
+			annotate(audit, f)
 			h.found(f.RuleID, OutcomeAudited)
+			continue
 		case f.Severity == rules.SeverityDeny && mode == ModeEnforce:
 			denied = append(denied, f)
 			h.found(f.RuleID, OutcomeDenied)
@@ -172,21 +205,29 @@ func (h *Handler[T]) respond(mode Mode, name string, findings []rules.Finding) a
 			warnings = append(warnings, f.String())
 			h.found(f.RuleID, OutcomeWarned)
 		}
+		if f.Audit {
+			annotate(audit, f)
+		}
 	}
 	if len(denied) > 0 {
 		h.decided(OutcomeDenied)
 		resp := Denial(h.kind, name, denied)
 		resp.Warnings = warnings
+		if len(audit) > 0 {
+			resp.AuditAnnotations = audit
+		}
 		return resp
 	}
 	resp := admission.Allowed("")
 	resp.Warnings = warnings
-	switch {
-	case len(audit) > 0:
+	if len(audit) > 0 {
 		resp.AuditAnnotations = audit
-		h.decided(OutcomeAudited)
+	}
+	switch {
 	case len(warnings) > 0:
 		h.decided(OutcomeWarned)
+	case len(audit) > 0:
+		h.decided(OutcomeAudited)
 	default:
 		h.decided(OutcomeAllowed)
 	}

@@ -19,6 +19,9 @@ var Served = map[string]string{
 	"ArenaJob":     "/validate-omnia-altairalabs-ai-v1alpha1-arenajob",
 	"ArenaRun":     "/validate-omnia-altairalabs-ai-v1alpha1-arenarun",
 	"PromptPack":   "/validate-omnia-altairalabs-ai-v1alpha1-promptpack",
+	// The policy kind's own webhook (policy.go): refuses a policy that
+	// does not compile.
+	PolicyKind: "/validate-omnia-altairalabs-ai-v1alpha1-validationpolicy",
 }
 
 // Handlers builds the lookup table from kind to its validating handler.
@@ -30,6 +33,7 @@ func Handlers(scheme *runtime.Scheme, cfg *Config) map[string]admission.Handler 
 		"ArenaJob":     NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
 		"ArenaRun":     NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
 		"PromptPack":   NewHandler("PromptPack", func() *v1alpha1.PromptPack { return &v1alpha1.PromptPack{} }, scheme, cfg),
+		PolicyKind:     NewPolicyHandler(scheme, cfg),
 	}
 }
 

@@ -295,6 +295,8 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 			t.Logf("decisions: %v\nfindings: %v", decisions, findings)
 		}
 	})
+
+	t.Run("ValidationPolicies", func(t *testing.T) { testPoliciesOnOperator(t, env, op, dyn) })
 }
 
 // assertRefused checks err is the AgentRuntime webhook's refusal, through

@@ -23,6 +23,13 @@ import (
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenajob,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenajobs,verbs=create;update,versions=v1alpha1,name=varenajob.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenarun,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenaruns,verbs=create;update,versions=v1alpha1,name=varenarun.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-promptpack,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=promptpacks,verbs=create;update,versions=v1alpha1,name=vpromptpack.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
+//
+// The policy kind's webhook. ValidationPolicy is cluster-scoped: the API
+// server never skips a webhook for a cluster-scoped object on its
+// namespaceSelector (that selector judges only namespaced objects, and
+// Namespaces by their own labels), so the excluded-namespace selector
+// ExcludeNamespace sets on every webhook leaves it judging every policy.
+// +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-validationpolicy,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=validationpolicies,verbs=create;update,versions=v1alpha1,name=vvalidationpolicy.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 
 // The handler reads Namespace labels (per-namespace enforcement mode).
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch

@@ -75,6 +75,11 @@ func main() {
 		os.Exit(1)
 	}
 
+	if err := setupPolicies(mgr); err != nil {
+		log.Error(err, "setting up the policies")
+		os.Exit(1)
+	}
+
 	reader := mgr.GetClient()
 	webhookFacts, err := webhookClusterFacts(mgr)
 	if err != nil {
@@ -82,17 +87,28 @@ func main() {
 		os.Exit(1)
 	}
 	admission.Register(mgr.GetWebhookServer(), scheme, &admission.Config{
-		Catalog:  rules.Default,
-		Mode:     mode,
-		Severity: severities,
-		Facts:    rules.LicenseFacts{Source: licenseStore},
-		Metrics:  admission.NewMetrics(metrics.Registry),
+		Catalog:        rules.Default,
+		Policies:       policyStore,
+		PolicyCompiler: policyEnv,
+		Mode:           mode,
+		Severity:       severities,
+		Facts:          rules.LicenseFacts{Source: licenseStore},
+		Metrics:        admission.NewMetrics(metrics.Registry),
 		NamespaceLabels: func(ctx context.Context, name string) (map[string]string, error) {
 			ns := &corev1.Namespace{}
 			if err := reader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
 				return nil, err
 			}
 			return ns.Labels, nil
+		},
+		// The same cached Namespaces, whole, for policy rules.
+		Namespace: func(ctx context.Context, name string) (*corev1.Namespace, error) {
+			ns := &corev1.Namespace{}
+			if err := reader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+				return nil, err
+			}
+			ns.APIVersion, ns.Kind = "v1", "Namespace"
+			return ns, nil
 		},
 		ExcludedNamespace:       excludedNS,
 		AllowNamespaceDowngrade: allowDowngrade,

@@ -91,6 +91,9 @@ func TestLookupErrorsAreNotNotFound(t *testing.T) {
 			if f.PersistentVolumeClaimExists("agents", "media") {
 				t.Error("PersistentVolumeClaim found")
 			}
+			if _, ok := f.Namespace("agents"); ok {
+				t.Error("Namespace found")
+			}
 			err := f.Err()
 			if !c.recorded {
 				if err != nil {
@@ -125,11 +128,16 @@ type mapReader struct {
 	agents      []v1alpha1.AgentRuntime
 	deployments []appsv1.Deployment
 	secret      *corev1.Secret
+	namespace   *corev1.Namespace
 }
 
 func (r mapReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
 	if s, ok := obj.(*corev1.Secret); ok && r.secret != nil && key.Name == r.secret.Name {
 		r.secret.DeepCopyInto(s)
+		return nil
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok && r.namespace != nil && key.Name == r.namespace.Name {
+		r.namespace.DeepCopyInto(ns)
 		return nil
 	}
 	return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
@@ -213,6 +221,26 @@ func TestWorkspaceByNamespaceName(t *testing.T) {
 	}
 	if _, ok := f.Workspace("c"); ok {
 		t.Error("Workspace(c) found")
+	}
+}
+
+// TestNamespace: the Namespace a policy rule reads, with its TypeMeta as
+// the API server sends it; an absent one is not found (rules.NamespaceOf
+// then builds it bare), not an error.
+func TestNamespace(t *testing.T) {
+	f := New(context.Background(), mapReader{namespace: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "prod", Labels: map[string]string{"env": "prod"}}}}, nil, nil, rules.License{})
+	ns, ok := f.Namespace("prod")
+	if !ok || ns.Labels["env"] != "prod" || ns.APIVersion != "v1" || ns.Kind != "Namespace" {
+		t.Errorf("Namespace(prod) = %+v, %v", ns, ok)
+	}
+	if _, ok := f.Namespace("dev"); ok {
+		t.Error("Namespace(dev) found")
+	}
+	if got := rules.NamespaceOf(f, "prod"); got.Labels["env"] != "prod" {
+		t.Errorf("rules.NamespaceOf(prod) = %+v", got)
+	}
+	if err := f.Err(); err != nil {
+		t.Errorf("Err = %v after lookups that were answered", err)
 	}
 }
 
