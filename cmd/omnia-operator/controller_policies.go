@@ -6,6 +6,5 @@ import "github.com/altairalabs/omnia/reconcile/policycheck"
 // controllers of the kinds a policy can match (Provider, AgentRuntime,
 // ToolRegistry, PromptPack, ArenaJob, ArenaRun) answer with conditions, and
 // whose changes re-reconcile those kinds: the operator's policies.Store.
-// main sets it before the controllers are set up (controllerSetups); left
-// nil, the controllers answer no policy.
-var controllerPolicies policycheck.Policies
+// The controllers capture it when they are set up (controllerSetups).
+var controllerPolicies policycheck.Policies = policyStore

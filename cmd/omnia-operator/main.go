@@ -122,9 +122,9 @@ func main() {
 		}
 	}
 
-	// The background audit, with the built-in catalog until the policy
-	// Store is wired (its Catalog and Changes replace these two).
-	if err := setupAudit(mgr, func() *rules.Catalog { return rules.Default }, nil); err != nil {
+	// The background audit judges with the catalog in force and runs again
+	// shortly after any policy change.
+	if err := setupAudit(mgr, policyStore.Catalog, policyStore.Changes); err != nil {
 		log.Error(err, "setting up the background audit")
 		os.Exit(1)
 	}
