@@ -203,6 +203,13 @@ type AgentRuntimeA2ASkill struct {
 // +kubebuilder:validation:Enum=memory;redis
 type AgentRuntimeA2ATaskStoreType string
 
+const (
+	// AgentRuntimeA2ATaskStoreMemory keeps tasks on the replica that created them.
+	AgentRuntimeA2ATaskStoreMemory AgentRuntimeA2ATaskStoreType = "memory"
+	// AgentRuntimeA2ATaskStoreRedis keeps tasks in Redis, shared by every replica.
+	AgentRuntimeA2ATaskStoreRedis AgentRuntimeA2ATaskStoreType = "redis"
+)
+
 // AgentRuntimeA2ATaskStore selects where A2A tasks are kept.
 type AgentRuntimeA2ATaskStore struct {
 	// type is memory (default; tasks visible only on the replica that

@@ -70,6 +70,44 @@ const (
 	AgentRuntimeConditionSandboxConnectionsValid     = "SandboxConnectionsValid"
 )
 
+// Reasons of the AgentRuntime conditions SessionRecording,
+// A2ATaskStoreShared and PrivacyPolicyResolved (agentruntime.md#conditions).
+// The False reasons of SessionRecording are the spec's; the spec names no
+// other reason of these three conditions, so these are the operator's own.
+const (
+	// AgentRuntimeReasonSessionServiceFound: SessionRecording True, the
+	// agent's service group has a session-api.
+	AgentRuntimeReasonSessionServiceFound = "SessionServiceFound"
+	// AgentRuntimeReasonWorkspaceNotFound: SessionRecording False, no
+	// Workspace owns the agent's namespace.
+	AgentRuntimeReasonWorkspaceNotFound = "WorkspaceNotFound"
+	// AgentRuntimeReasonServiceGroupNotFound: SessionRecording False, the
+	// Workspace declares no service group named by spec.serviceGroup
+	// (default "default").
+	AgentRuntimeReasonServiceGroupNotFound = "ServiceGroupNotFound"
+	// AgentRuntimeReasonNoSessionService: SessionRecording False, the
+	// service group has no session-api.
+	AgentRuntimeReasonNoSessionService = "NoSessionService"
+
+	// AgentRuntimeReasonRedisTaskStore: A2ATaskStoreShared True, the A2A
+	// task store is redis, shared by every replica.
+	AgentRuntimeReasonRedisTaskStore = "RedisTaskStore"
+	// AgentRuntimeReasonSingleReplica: A2ATaskStoreShared True, the task
+	// store is memory but the agent runs at most one replica.
+	AgentRuntimeReasonSingleReplica = "SingleReplica"
+	// AgentRuntimeReasonMemoryTaskStoreMultiReplica: A2ATaskStoreShared
+	// False, the task store is memory and the agent can run more than one
+	// replica, so a task is visible only on the replica that created it.
+	AgentRuntimeReasonMemoryTaskStoreMultiReplica = "MemoryTaskStoreMultiReplica"
+
+	// AgentRuntimeReasonAgentPolicy: PrivacyPolicyResolved True, the
+	// agent's spec.privacyPolicyRef applies.
+	AgentRuntimeReasonAgentPolicy = "AgentPolicy"
+	// AgentRuntimeReasonNoPolicy: PrivacyPolicyResolved True, no privacy
+	// policy applies to the agent.
+	AgentRuntimeReasonNoPolicy = "NoPolicy"
+)
+
 // AgentRuntimeSpec is the desired state of an AgentRuntime.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.mode) && self.mode == 'function') ? (!has(self.facades) || self.facades.all(f, f.type in ['rest', 'mcp'])) : (!has(self.facades) || self.facades.all(f, f.type in ['websocket', 'a2a', 'custom']))",message="[agentruntime/facade-type-for-mode] spec.facades[].type must match spec.mode: mode agent allows websocket, a2a and custom facades; mode function allows rest and mcp facades",fieldPath=".facades"

@@ -51,6 +51,8 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	plan.res.ScaleToZero = capabilitiesScaleToZero(findings)
 	applyWorkspaceQuota(ar, facts, &plan, in)
 	resolveAutoscaling(ar, facts, &plan.res)
+	in.workspace, _ = facts.Workspace(ar.Namespace)
+	in.maxReplicas = maxReplicas(ar, &plan.res)
 	return plan
 }
 

@@ -75,6 +75,13 @@ type statusInput struct {
 	// quota is the Workspace quota's verdict (quota.go).
 	quota rules.AgentRuntimeQuotaVerdict
 
+	// workspace is the Workspace of the agent's namespace; nil when none
+	// (SessionRecording, session_conditions.go).
+	workspace *v1alpha1.Workspace
+	// maxReplicas is the most replicas the agent can run
+	// (A2ATaskStoreShared, session_conditions.go).
+	maxReplicas int32
+
 	// applyErr is why applyWorkload stopped; nil when it did not fail
 	// (apply_failure.go).
 	applyErr error
@@ -135,6 +142,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	set(capsReported)
 	set(capsSatisfied)
 	setReferenceStatus(&st, ar, in)
+	setSessionConditions(&st, ar, in)
 	set(conditions.RollUp(st.Conditions, v1alpha1.AgentRuntimeConditionReady, []string{
 		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
 		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
