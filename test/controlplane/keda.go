@@ -19,23 +19,31 @@ const kedaModule = "github.com/kedacore/keda/v2"
 // (ScaledObject, ScaledJob, TriggerAuthentication,
 // ClusterTriggerAuthentication), read from the module cache.
 func KEDACRDFiles() ([]string, error) {
-	dir, err := ModuleDir("keda", kedaModule)
+	return moduleCRDFiles("keda", kedaModule, filepath.Join("config", "crd", "bases"), "keda.sh_", "KEDA")
+}
+
+// moduleCRDFiles returns the CRD files named prefix*.yaml under dir of
+// module, read from the module cache (ModuleDir with the scratch module
+// that pins it): third-party CRDs are installed from their own module,
+// never copied into this repository.
+func moduleCRDFiles(scratch, module, dir, prefix, what string) ([]string, error) {
+	root, err := ModuleDir(scratch, module)
 	if err != nil {
 		return nil, err
 	}
-	bases := filepath.Join(dir, "config", "crd", "bases")
-	entries, err := os.ReadDir(bases)
+	crdDir := filepath.Join(root, dir)
+	entries, err := os.ReadDir(crdDir)
 	if err != nil {
-		return nil, fmt.Errorf("controlplane: KEDA's CRDs: %w", err)
+		return nil, fmt.Errorf("controlplane: %s's CRDs: %w", what, err)
 	}
 	var files []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "keda.sh_") && strings.HasSuffix(e.Name(), ".yaml") {
-			files = append(files, filepath.Join(bases, e.Name()))
+		if strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".yaml") {
+			files = append(files, filepath.Join(crdDir, e.Name()))
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("controlplane: no keda.sh CRDs under %s", bases)
+		return nil, fmt.Errorf("controlplane: no %s CRDs (%s*.yaml) under %s", what, prefix, crdDir)
 	}
 	return files, nil
 }

@@ -3,9 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -27,25 +25,7 @@ var OpenReportsCRDNames = []string{"reports.openreports.io", "clusterreports.ope
 // OpenReportsCRDFiles returns the OpenReports CRD files (Report,
 // ClusterReport), read from the module cache.
 func OpenReportsCRDFiles() ([]string, error) {
-	dir, err := ModuleDir("openreports", openReportsModule)
-	if err != nil {
-		return nil, err
-	}
-	crdDir := filepath.Join(dir, "config", "crd")
-	entries, err := os.ReadDir(crdDir)
-	if err != nil {
-		return nil, fmt.Errorf("controlplane: OpenReports' CRDs: %w", err)
-	}
-	var files []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "openreports.io_") && strings.HasSuffix(e.Name(), ".yaml") {
-			files = append(files, filepath.Join(crdDir, e.Name()))
-		}
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("controlplane: no openreports.io CRDs under %s", crdDir)
-	}
-	return files, nil
+	return moduleCRDFiles("openreports", openReportsModule, filepath.Join("config", "crd"), "openreports.io_", "OpenReports")
 }
 
 // InstallOpenReportsCRDs installs the OpenReports CRDs and waits until they
