@@ -109,3 +109,13 @@ func (s *Store) rebuild(policies map[string]*Compiled) error {
 	s.changed = make(chan struct{})
 	return nil
 }
+
+// Compiled returns the policy of that name as last set, if any, so a
+// reader that needs its compile result (the status controller) does not
+// compile it a second time.
+func (s *Store) Compiled(name string) (*Compiled, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.policies[name]
+	return c, ok
+}

@@ -221,7 +221,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*Loader, error) {
 		Complete(loader); err != nil {
 		return nil, err
 	}
-	r := NewReconciler(mgr.GetClient(), opts.Compiler, mgr.GetEventRecorder(ControllerName), opts.Clock)
+	r := NewReconciler(mgr.GetClient(), storeFirst{store: opts.Store, compiler: opts.Compiler}, mgr.GetEventRecorder(ControllerName), opts.Clock)
 	if err := ctrl.NewControllerManagedBy(mgr).
 		Named("validationpolicy").
 		For(&v1alpha1.ValidationPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
