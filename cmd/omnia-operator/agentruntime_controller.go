@@ -13,6 +13,11 @@ import (
 // frameworkImages are the --framework-image=<type>=<image> entries.
 var frameworkImages = map[string]string{}
 
+// agentRuntimeOptions are set by the flag files of the controller's groups
+// (agentruntime_<group>_flags.go): each appends a function filling its part
+// of the Options from its flags, after flag parsing.
+var agentRuntimeOptions []func(*agentruntime.Options) error
+
 // The built-in images of the agent pod. The defaults name the project's
 // release images; an installation pins them to a digest or a mirror with
 // these flags (the images themselves are not built in this repository).
@@ -35,7 +40,7 @@ func init() {
 		})
 	// The AgentRuntime controller.
 	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return agentruntime.SetupWithManager(mgr, agentruntime.Options{
+		opts := agentruntime.Options{
 			FrameworkImages:         frameworkImages,
 			BuiltinRuntimeImage:     *runtimeImage,
 			FacadeImage:             *facadeImage,
@@ -43,6 +48,12 @@ func init() {
 			License:                 licenseStore,
 			MaxConcurrentReconciles: *agentRuntimeWorkers,
 			Policies:                controllerPolicies,
-		})
+		}
+		for _, set := range agentRuntimeOptions {
+			if err := set(&opts); err != nil {
+				return err
+			}
+		}
+		return agentruntime.SetupWithManager(mgr, opts)
 	})
 }

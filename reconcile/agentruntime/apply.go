@@ -30,6 +30,14 @@ import (
 // The Deployment waits for all of them, so its pods never start without
 // their ServiceAccount or permissions.
 func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+	// What the pod reads must exist before it is built: the OIDC JWKS
+	// Secret and the async queue's Secret copy.
+	if err := r.prepareExternalAuth(ctx, ar, res, in); err != nil {
+		return err
+	}
+	if err := r.prepareAsync(ctx, ar, res, in); err != nil {
+		return err
+	}
 	d, dropped, err := Deployment(ar, *res)
 	if err != nil {
 		return err
@@ -53,6 +61,9 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 	if err := errors.Join(identityErr, roleErr, serviceErr); err != nil {
 		return err
 	}
+	if err := r.applyExposure(ctx, ar, in); err != nil {
+		return err
+	}
 	if err := r.handOffReplicas(ctx, d); err != nil {
 		return err
 	}
@@ -65,7 +76,7 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	in.autoscaling = &as
-	return nil
+	return r.applyRollout(ctx, ar, res, in)
 }
 
 // apply server-side applies obj unless the live object (from the cache)

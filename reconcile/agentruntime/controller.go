@@ -65,6 +65,13 @@ type Options struct {
 	// (policycheck), and a change re-reconciles every agent. Nil: no
 	// policies.
 	Policies policycheck.Policies
+
+	// The groups of issue #12, one options type each (rollout.go,
+	// exposure.go, externalauth.go, async.go).
+	Rollout      RolloutOptions
+	Exposure     ExposureOptions
+	ExternalAuth ExternalAuthOptions
+	Async        AsyncOptions
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -117,7 +124,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()))
 	b = policycheck.Watch(b, opts.Policies, "AgentRuntime", r.client, func() client.ObjectList { return &v1alpha1.AgentRuntimeList{} })
-	return r.watchAutoscalers(b, mgr.GetRESTMapper()).Complete(r)
+	b = r.watchAutoscalers(b, mgr.GetRESTMapper())
+	b = r.watchRollout(b, mgr)
+	b = r.watchExposure(b, mgr)
+	b = r.watchExternalAuth(b, mgr)
+	b = r.watchAsync(b, mgr)
+	return b.Complete(r)
 }
 
 // Reconcile runs one pass over an agent, in the order the steps depend on
@@ -153,6 +165,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating policy rules: %w", err)
 	}
+	if stop, err := r.triggerRollout(ctx, ar, facts); err != nil || stop {
+		return ctrl.Result{}, err
+	}
 	plan := r.resolve(ar, facts, findings, &in)
 	if err := facts.Err(); err != nil {
 		// A lookup resolve made failed (not "absent"): building from it
@@ -172,7 +187,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.writeStatus(ctx, ar, computeStatus(ar, in)); err != nil {
 		return ctrl.Result{}, err
 	}
-	return idle.withRequeue(ctrl.Result{}), nil
+	return idle.withRequeue(in.requeue.result()), nil
 }
 
 // writeStatus patches the agent's status when it changed, and records an

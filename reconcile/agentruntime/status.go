@@ -85,6 +85,16 @@ type statusInput struct {
 	// applyErr is why applyWorkload stopped; nil when it did not fail
 	// (apply_failure.go).
 	applyErr error
+
+	// The groups of issue #12: what each apply step did (nil when it did
+	// not run).
+	rollout      *rolloutOutcome
+	exposure     *exposureOutcome
+	externalAuth *externalAuthOutcome
+	async        *asyncOutcome
+	// requeue is the earliest time a step asked to be reconciled again
+	// (a pause's end, a JWKS refresh): requeue.go.
+	requeue requeueAt
 }
 
 // byCondition returns the findings that set condType.
@@ -143,6 +153,10 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	set(capsSatisfied)
 	setReferenceStatus(&st, ar, in)
 	setSessionConditions(&st, ar, in)
+	setRolloutStatus(&st, ar, in)
+	setExposureStatus(&st, ar, in)
+	setExternalAuthStatus(&st, ar, in)
+	setAsyncStatus(&st, ar, in)
 	set(conditions.RollUp(st.Conditions, v1alpha1.AgentRuntimeConditionReady, []string{
 		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
 		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
