@@ -30,6 +30,16 @@ const (
 	ComponentAgent = "agent"
 )
 
+// LabelRolloutTrack is on every agent pod: RolloutTrackStable on the
+// stable Deployment's, RolloutTrackCandidate on a rollout candidate's. The
+// mesh's DestinationRule subsets select on it; it is in neither
+// Deployment's selector (the stable one is immutable).
+const (
+	LabelRolloutTrack     = "omnia.altairalabs.ai/rollout-track"
+	RolloutTrackStable    = "stable"
+	RolloutTrackCandidate = "candidate"
+)
+
 // SelectorLabels are the labels the Deployment and the Service select the
 // agent's pods by. They depend on the agent's name only: a Deployment's
 // selector is immutable, so nothing the spec can change may enter it.
