@@ -1,0 +1,41 @@
+package v1alpha1
+
+// External exposure (agentruntime.md § facades[].expose): the condition the
+// operator sets while a facade asks for an HTTPRoute, and its reasons. The
+// spec names neither: it says only that without a default-exposure Gateway
+// `expose.enabled` does nothing, and that the URLs appear under
+// status.facade.endpoints. The condition says which of those holds, so an
+// agent that asked for exposure and got none is told why.
+
+// AgentRuntimeConditionExposed reports the facades' operator-managed
+// HTTPRoutes. Present only while at least one facade sets expose.enabled
+// with its data plane on; never gates Ready.
+const AgentRuntimeConditionExposed = "Exposed"
+
+const (
+	// AgentRuntimeReasonRoutesAccepted: Exposed True, every exposed
+	// facade's HTTPRoute is Accepted with its references resolved by the
+	// default-exposure Gateway.
+	AgentRuntimeReasonRoutesAccepted = "RoutesAccepted"
+	// AgentRuntimeReasonNoDefaultExposureGateway: Exposed False, the
+	// platform configures no default-exposure Gateway (Helm
+	// defaultExposure; the operator's --default-exposure-gateway), so
+	// expose.enabled does nothing and no route exists.
+	AgentRuntimeReasonNoDefaultExposureGateway = "NoDefaultExposureGateway"
+	// AgentRuntimeReasonGatewayAPINotInstalled: Exposed False, a Gateway is
+	// configured but the cluster does not serve the Gateway API's HTTPRoute
+	// kind (checked when the operator starts).
+	AgentRuntimeReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
+	// AgentRuntimeReasonRoutesNotAccepted: Exposed False, a route exists
+	// but the Gateway has not (yet) accepted it or resolved its backend;
+	// status.facade.endpoints carries each route's reason.
+	AgentRuntimeReasonRoutesNotAccepted = "RoutesNotAccepted"
+	// AgentRuntimeReasonRouteRejected: Exposed False, the API server
+	// refused a route as built (e.g. an expose.host that is not a valid
+	// hostname); the other facades' routes are still applied.
+	AgentRuntimeReasonRouteRejected = "RouteRejected"
+	// AgentRuntimeReasonExposeHostConflict: Exposed False, two exposed
+	// facades resolve to the same host; only the first (the primary, else
+	// the earlier entry) gets a route.
+	AgentRuntimeReasonExposeHostConflict = "ExposeHostConflict"
+)
