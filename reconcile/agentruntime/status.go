@@ -194,6 +194,7 @@ var conditionTypes = []string{
 	v1alpha1.AgentRuntimeConditionRolloutActive, v1alpha1.AgentRuntimeConditionTrafficRouting,
 	v1alpha1.AgentRuntimeConditionA2AClientsResolved, v1alpha1.AgentRuntimeConditionA2ATaskStoreShared,
 	v1alpha1.AgentRuntimeConditionReservedEnvClean, v1alpha1.AgentRuntimeConditionSandboxConnectionsValid,
+	v1alpha1.AgentRuntimeConditionExposed,
 }
 
 // reservedEnvCondition is ReservedEnvClean: False with the rule's reason

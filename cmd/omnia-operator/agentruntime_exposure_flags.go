@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/altairalabs/omnia/reconcile/agentruntime"
+)
+
+// The platform's default-exposure Gateway (Helm defaultExposure;
+// agentruntime.md § facades[].expose): without it expose.enabled does
+// nothing.
+var (
+	defaultExposureGateway = flag.String("default-exposure-gateway", "",
+		"<namespace>/<name>[/<sectionName>]: the Gateway every exposed facade's HTTPRoute attaches to (Helm defaultExposure); "+
+			"empty: expose.enabled does nothing")
+	exposureBaseDomain = flag.String("exposure-base-domain", "",
+		"the domain default exposure hosts are under: <agent>.<namespace>.<domain>, <agent>-<type>.<namespace>.<domain>; "+
+			"required with --default-exposure-gateway")
+)
+
+func init() {
+	agentRuntimeOptions = append(agentRuntimeOptions, func(o *agentruntime.Options) error {
+		exp, err := exposureOptions(*defaultExposureGateway, *exposureBaseDomain)
+		if err != nil {
+			return err
+		}
+		o.Exposure = exp
+		return nil
+	})
+}
+
+// exposureOptions checks and converts the two flags.
+func exposureOptions(gateway, baseDomain string) (agentruntime.ExposureOptions, error) {
+	if gateway == "" {
+		if baseDomain != "" {
+			return agentruntime.ExposureOptions{}, fmt.Errorf("--exposure-base-domain needs --default-exposure-gateway")
+		}
+		return agentruntime.ExposureOptions{}, nil
+	}
+	ref, err := agentruntime.ParseGatewayRef(gateway)
+	if err != nil {
+		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway: %w", err)
+	}
+	if baseDomain == "" {
+		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway needs --exposure-base-domain (the default hosts are under it)")
+	}
+	if errs := validation.IsDNS1123Subdomain(baseDomain); len(errs) > 0 {
+		return agentruntime.ExposureOptions{}, fmt.Errorf("--exposure-base-domain %q: %v", baseDomain, errs)
+	}
+	return agentruntime.ExposureOptions{Gateway: &ref, BaseDomain: baseDomain}, nil
+}
