@@ -228,7 +228,8 @@ func setExposureStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntim
 // applyExposure runs after the Service is applied: one HTTPRoute per
 // exposed facade, and the agent's routes no facade asks for any more
 // deleted. A route the API server refuses as built (an expose.host that is
-// not a hostname) is reported, not returned: the workload still applies.
+// not a hostname) is reported, not returned: the workload still applies,
+// and the route as it was (on the previous host) is deleted.
 func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntime, in *statusInput) error {
 	opts := r.opts.Exposure
 	if opts.setupErr != nil {
@@ -275,10 +276,8 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 			live[rt.Name] = rt
 			continue
 		}
-		// The UID precondition: never delete a successor created meanwhile.
-		uid := rt.UID
-		if err := r.client.Delete(ctx, rt, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting HTTPRoute %s: %w", rt.Name, err)
+		if err := r.deleteRoute(ctx, rt); err != nil {
+			return err
 		}
 	}
 	names := make([]string, 0, len(desired))
@@ -291,7 +290,12 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 		rt, err := r.applyRoute(ctx, desired[n], live[n])
 		switch {
 		case apierrors.IsInvalid(err):
+			// The route as it was serves a host the spec no longer asks
+			// for: it goes too.
 			o.rejected = append(o.rejected, fmt.Sprintf("HTTPRoute %s: %s", n, routeRefusal(err)))
+			if err := r.deleteRoute(ctx, live[n]); err != nil {
+				return err
+			}
 			continue
 		case err != nil:
 			return err
@@ -313,6 +317,19 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 		o.endpoints = facadeEndpoints(observed, gw, *opts.Gateway)
 	}
 	in.exposure = o
+	return nil
+}
+
+// deleteRoute deletes one of the agent's routes (nil: none); the UID
+// precondition never deletes a successor created meanwhile.
+func (r *Reconciler) deleteRoute(ctx context.Context, rt *gatewayv1.HTTPRoute) error {
+	if rt == nil {
+		return nil
+	}
+	uid := rt.UID
+	if err := r.client.Delete(ctx, rt, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting HTTPRoute %s: %w", rt.Name, err)
+	}
 	return nil
 }
 
