@@ -563,6 +563,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/drain-timeout-range":            {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/conversation-ttl-format":        {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/sandbox-release-grace-positive": {StageAdmission, SeverityDeny, "", ""},
+		"agentruntime/expose-host-unique":             {StageAdmission, SeverityDeny, "Exposed", "ExposeHostConflict"},
 		"agentruntime/provider-exists":                {StageReconcile, SeverityWarn, "ProviderReady", "ProviderNotFound"},
 		"agentruntime/provider-role":                  {StageReconcile, SeverityWarn, "ProviderReady", "RoleMismatch"},
 		"agentruntime/provider-capabilities":          {StageReconcile, SeverityWarn, "ProviderReady", "CapabilityMismatch"},

@@ -44,6 +44,9 @@ func exposureOptions(gateway, baseDomain string) (agentruntime.ExposureOptions, 
 	if err != nil {
 		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway: %w", err)
 	}
+	if errs := append(validation.IsDNS1123Label(ref.Namespace), validation.IsDNS1123Subdomain(ref.Name)...); len(errs) > 0 {
+		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway %q: %v", gateway, errs)
+	}
 	if baseDomain == "" {
 		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway needs --exposure-base-domain (the default hosts are under it)")
 	}
