@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -61,6 +62,10 @@ const (
 	HTTPRouteGroupKind = gatewayv1.GroupName + "/HTTPRoute"
 	GatewayGroupKind   = gatewayv1.GroupName + "/Gateway"
 )
+
+// httpRouteGVK is the typed HTTPRoute's kind, to know whether a scheme has
+// the Gateway API's types.
+var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
 
 // GatewayRef names the default-exposure Gateway and, optionally, the
 // listener (sectionName) the routes attach to.
@@ -145,7 +150,7 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 	scheme := mgr.GetScheme()
 	// The typed Gateway API in the manager's scheme, for the client's
 	// applies and deletes (cmd/omnia-operator's scheme does not list it).
-	if !scheme.Recognizes(gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")) {
+	if !scheme.Recognizes(httpRouteGVK) {
 		if err := gatewayv1.Install(scheme); err != nil {
 			r.opts.Exposure.setupErr = fmt.Errorf("exposure: registering the Gateway API types: %w", err)
 			return b

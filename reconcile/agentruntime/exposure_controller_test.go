@@ -75,7 +75,7 @@ func TestReconcileExposure(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { uninstallGatewayAPI(t, files) })
-	if !scheme.Recognizes(gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute")) {
+	if !scheme.Recognizes(httpRouteGVK) {
 		if err := gatewayv1.Install(scheme); err != nil {
 			t.Fatal(err)
 		}

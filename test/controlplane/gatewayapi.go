@@ -76,4 +76,3 @@ func WithGatewayAPIOperatorCluster(opts Options, dir string, args ...string) (*C
 	}
 	return cluster, op, nil
 }
-
