@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -156,21 +157,13 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 			return b
 		}
 	}
-	byObject := map[client.Object]cache.ByObject{
-		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})},
-	}
 	gw := r.opts.Exposure.Gateway
 	watchGateway := gw != nil && clusterfacts.Installed(mapper, GatewayGroupKind)
+	var cachedGateway *GatewayRef
 	if watchGateway {
-		byObject[&gatewayv1.Gateway{}] = cache.ByObject{
-			Namespaces: map[string]cache.Config{gw.Namespace: {}},
-			Field:      fields.OneTermEqualSelector("metadata.name", gw.Name),
-		}
+		cachedGateway = gw
 	}
-	c, err := cache.New(mgr.GetConfig(), cache.Options{
-		Scheme: scheme, Mapper: mapper, HTTPClient: mgr.GetHTTPClient(),
-		ByObject: byObject, DefaultTransform: cache.TransformStripManagedFields(),
-	})
+	c, err := newExposureCache(mgr.GetConfig(), cache.Options{Scheme: scheme, Mapper: mapper, HTTPClient: mgr.GetHTTPClient()}, cachedGateway)
 	if err == nil {
 		err = mgr.Add(c)
 	}
@@ -186,6 +179,24 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 			handler.TypedEnqueueRequestsFromMapFunc(r.agentsWithRoutes)))
 	}
 	return b
+}
+
+// newExposureCache is the group's cache (opts give its scheme, mapper and
+// HTTP client): the operator's HTTPRoutes, selected by LabelManagedBy, and
+// the Gateway gw names (nil: no Gateway), selected by name in its
+// namespace. Managed fields are dropped, as in the manager's cache.
+func newExposureCache(cfg *rest.Config, opts cache.Options, gw *GatewayRef) (cache.Cache, error) {
+	opts.ByObject = map[client.Object]cache.ByObject{
+		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})},
+	}
+	if gw != nil {
+		opts.ByObject[&gatewayv1.Gateway{}] = cache.ByObject{
+			Namespaces: map[string]cache.Config{gw.Namespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", gw.Name),
+		}
+	}
+	opts.DefaultTransform = cache.TransformStripManagedFields()
+	return cache.New(cfg, opts)
 }
 
 // agentsWithRoutes maps the Gateway to every agent with an operator route

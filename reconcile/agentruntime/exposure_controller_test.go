@@ -15,7 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -94,6 +97,45 @@ func TestReconcileExposure(t *testing.T) {
 	if err := k8s.Create(ctx, gateway); err != nil {
 		t.Fatal(err)
 	}
+
+	t.Run("a second reconcile writes nothing", func(t *testing.T) {
+		// The reconciler alone (no manager: nothing else writes), with the
+		// group's cache as watchExposure builds it.
+		r, writes := newCountingReconciler(t)
+		hc, err := rest.HTTPClientFor(testConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := newExposureCache(testConfig, cache.Options{Scheme: scheme, Mapper: r.mapper, HTTPClient: hc}, &gw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = c.Start(cctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		if !c.WaitForCacheSync(cctx) {
+			t.Fatal("the exposure cache did not sync")
+		}
+		r.opts.Exposure = exposure
+		r.opts.Exposure.routes, r.opts.Exposure.gatewayCached = c, true
+		key := runnableAgent(t, ns+"-writes", exposed)
+		got := reconcileAgent(t, r, key)
+		wantCondition(t, got, v1alpha1.AgentRuntimeConditionExposed, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesNotAccepted)
+		if got.Status.Facade == nil || len(got.Status.Facade.Endpoints) != 2 {
+			t.Fatalf("status.facade %+v, want two endpoints", got.Status.Facade)
+		}
+		// Once the cache has seen both routes, nothing is written again.
+		g := gomega.NewWithT(t)
+		g.Eventually(func() int {
+			var list gatewayv1.HTTPRouteList
+			if err := c.List(ctx, &list, client.InNamespace(key.Namespace)); err != nil {
+				t.Fatal(err)
+			}
+			return len(list.Items)
+		}, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal(2))
+		secondReconcileWritesNothing(t, r, writes, key)
+	})
 
 	startManager(t, Options{Exposure: exposure})
 	key := runnableAgent(t, ns, exposed)
@@ -174,7 +216,7 @@ func TestReconcileExposure(t *testing.T) {
 		t.Fatal(err)
 	}
 	gateway.Spec.Listeners[0] = gatewayv1.Listener{Name: "http", Port: 8080, Protocol: gatewayv1.HTTPProtocolType}
-	if err := k8s.Update(ctx, gateway); err != nil {
+	if err := k8s.Update(ctx, gateway); err != nil { // nothing else writes the Gateway
 		t.Fatal(err)
 	}
 	g.Eventually(endpoints, wait30, 100*time.Millisecond).Should(gomega.Equal([]string{
@@ -215,12 +257,7 @@ func TestReconcileExposure(t *testing.T) {
 	}
 
 	// Nothing exposed: no route, no endpoint, no condition.
-	exposeA2A(t, key, func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = nil })
-	ar := agentNow()
-	ar.Spec.Facades[0].Expose = nil
-	if err := k8s.Update(ctx, ar); err != nil {
-		t.Fatal(err)
-	}
+	updateAgent(t, key, func(ar *v1alpha1.AgentRuntime) { ar.Spec.Facades[0].Expose, ar.Spec.Facades[1].Expose = nil, nil })
 	g.Eventually(routeNames, wait30, 100*time.Millisecond).Should(gomega.BeEmpty())
 	g.Eventually(exposedCond, wait30, 100*time.Millisecond).Should(gomega.Equal("absent"))
 	g.Expect(endpoints()).To(gomega.BeEmpty())
@@ -229,12 +266,22 @@ func TestReconcileExposure(t *testing.T) {
 // exposeA2A changes the agent's a2a facade (facades[1]).
 func exposeA2A(t *testing.T, key client.ObjectKey, mutate func(*v1alpha1.AgentRuntimeFacade)) {
 	t.Helper()
-	ar := &v1alpha1.AgentRuntime{}
-	if err := k8s.Get(context.Background(), key, ar); err != nil {
-		t.Fatal(err)
-	}
-	mutate(&ar.Spec.Facades[1])
-	if err := k8s.Update(context.Background(), ar); err != nil {
+	updateAgent(t, key, func(ar *v1alpha1.AgentRuntime) { mutate(&ar.Spec.Facades[1]) })
+}
+
+// updateAgent changes the agent's spec, again on a conflict with the
+// controller's status writes.
+func updateAgent(t *testing.T, key client.ObjectKey, mutate func(*v1alpha1.AgentRuntime)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ar := &v1alpha1.AgentRuntime{}
+		if err := k8s.Get(context.Background(), key, ar); err != nil {
+			return err
+		}
+		mutate(ar)
+		return k8s.Update(context.Background(), ar)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
