@@ -26,9 +26,14 @@ const (
 	// configured but the cluster does not serve the Gateway API's HTTPRoute
 	// kind (checked when the operator starts).
 	AgentRuntimeReasonGatewayAPINotInstalled = "GatewayAPINotInstalled"
-	// AgentRuntimeReasonRoutesNotAccepted: Exposed False, a route exists
-	// but the Gateway has not (yet) accepted it or resolved its backend;
-	// status.facade.endpoints carries each route's reason.
+	// AgentRuntimeReasonRoutesPending: Exposed False, the Gateway
+	// implementation has not reported on a route (its current generation)
+	// yet. Every exposed agent passes through it, so it raises no Warning
+	// event.
+	AgentRuntimeReasonRoutesPending = "RoutesPending"
+	// AgentRuntimeReasonRoutesNotAccepted: Exposed False, the Gateway
+	// implementation reported a route not accepted or its backend not
+	// resolved; status.facade.endpoints carries each route's reason.
 	AgentRuntimeReasonRoutesNotAccepted = "RoutesNotAccepted"
 	// AgentRuntimeReasonRouteRejected: Exposed False, the API server
 	// refused a route as built (e.g. an expose.host that is not a valid

@@ -18,6 +18,7 @@ var waitingReasons = map[string]bool{
 	rules.AgentRuntimeReasonPromptPackNotValidated: true,
 	ReasonDeploymentNotCreated:                     true,
 	ReasonDeploymentUnavailable:                    true,
+	v1alpha1.AgentRuntimeReasonRoutesPending:       true,
 }
 
 // eventPolicy is the agent's transitions.Policy: waits are silent, and the

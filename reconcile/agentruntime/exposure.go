@@ -398,9 +398,11 @@ func exposureCondition(o exposureOutcome, gen int64) (metav1.Condition, bool) {
 	}
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionExposed, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	var notAccepted []string
+	pendingOnly := true
 	for _, e := range o.endpoints {
 		if !e.Valid {
 			notAccepted = append(notAccepted, e.RouteName+": "+e.Reason)
+			pendingOnly = pendingOnly && e.Reason == string(gatewayv1.RouteReasonPending)
 		}
 	}
 	switch {
@@ -414,9 +416,12 @@ func exposureCondition(o exposureOutcome, gen int64) (metav1.Condition, bool) {
 		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonExposeHostConflict, conditions.Truncate(strings.Join(o.conflicts, "; "), 1024)
 	case len(o.rejected) > 0:
 		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonRouteRejected, conditions.Truncate("the API server refused: "+strings.Join(o.rejected, "; "), 1024)
+	case len(notAccepted) > 0 && pendingOnly:
+		c.Reason = v1alpha1.AgentRuntimeReasonRoutesPending
+		c.Message = conditions.Truncate("the Gateway has not reported on: "+strings.Join(notAccepted, ", "), 1024)
 	case len(notAccepted) > 0:
 		c.Reason = v1alpha1.AgentRuntimeReasonRoutesNotAccepted
-		c.Message = conditions.Truncate("not accepted by the Gateway yet: "+strings.Join(notAccepted, ", "), 1024)
+		c.Message = conditions.Truncate("not accepted by the Gateway: "+strings.Join(notAccepted, ", "), 1024)
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonRoutesAccepted
 		c.Message = "every exposed facade's HTTPRoute is accepted by the Gateway; the URLs are in status.facade.endpoints"

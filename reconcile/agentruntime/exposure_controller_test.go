@@ -121,7 +121,7 @@ func TestReconcileExposure(t *testing.T) {
 		r.opts.Exposure.routes, r.opts.Exposure.gatewayCached = c, true
 		key := runnableAgent(t, ns+"-writes", exposed)
 		got := reconcileAgent(t, r, key)
-		wantCondition(t, got, v1alpha1.AgentRuntimeConditionExposed, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesNotAccepted)
+		wantCondition(t, got, v1alpha1.AgentRuntimeConditionExposed, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesPending)
 		if got.Status.Facade == nil || len(got.Status.Facade.Endpoints) != 2 {
 			t.Fatalf("status.facade %+v, want two endpoints", got.Status.Facade)
 		}
@@ -183,7 +183,7 @@ func TestReconcileExposure(t *testing.T) {
 		"a2a https://support-a2a.ar-expose.example.com/ ar-expose/support-a2a valid=false Pending",
 		"websocket https://support.ar-expose.example.com/ ar-expose/support-facade valid=false Pending",
 	}))
-	g.Expect(exposedCond()).To(gomega.Equal("False " + v1alpha1.AgentRuntimeReasonRoutesNotAccepted))
+	g.Expect(exposedCond()).To(gomega.Equal("False " + v1alpha1.AgentRuntimeReasonRoutesPending))
 	if a := agentNow().Status.A2A; a == nil || a.Endpoint != "http://support.ar-expose.svc.cluster.local:9999" ||
 		a.AgentCardURL != "http://support.ar-expose.svc.cluster.local:9999/.well-known/agent-card.json" {
 		t.Errorf("status.a2a %+v, want the in-cluster URLs while the route is not accepted", a)

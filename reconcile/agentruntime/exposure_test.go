@@ -203,6 +203,7 @@ func TestExposureCondition(t *testing.T) {
 	req := []rules.AgentRuntimeExposedFacade{{Index: 0, Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket, Primary: true, Host: "h", ConflictsWith: -1}}
 	valid := v1alpha1.AgentRuntimeFacadeEndpoint{RouteName: "support-facade", Valid: true}
 	pending := v1alpha1.AgentRuntimeFacadeEndpoint{RouteName: "support-a2a", Reason: "Pending"}
+	refused := v1alpha1.AgentRuntimeFacadeEndpoint{RouteName: "support-mcp", Reason: "NotAllowedByListeners"}
 	for _, tc := range []struct {
 		name    string
 		o       exposureOutcome
@@ -215,7 +216,8 @@ func TestExposureCondition(t *testing.T) {
 		{"HTTPRoute not served", exposureOutcome{requested: req, notServed: true}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonGatewayAPINotInstalled},
 		{"host conflict", exposureOutcome{requested: req, conflicts: []string{"x"}, endpoints: []v1alpha1.AgentRuntimeFacadeEndpoint{valid}}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonExposeHostConflict},
 		{"route refused", exposureOutcome{requested: req, rejected: []string{"x"}}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRouteRejected},
-		{"one route pending", exposureOutcome{requested: req, endpoints: []v1alpha1.AgentRuntimeFacadeEndpoint{valid, pending}}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesNotAccepted},
+		{"one route pending", exposureOutcome{requested: req, endpoints: []v1alpha1.AgentRuntimeFacadeEndpoint{valid, pending}}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesPending},
+		{"one route refused by the Gateway", exposureOutcome{requested: req, endpoints: []v1alpha1.AgentRuntimeFacadeEndpoint{pending, refused}}, true, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesNotAccepted},
 		{"all accepted", exposureOutcome{requested: req, endpoints: []v1alpha1.AgentRuntimeFacadeEndpoint{valid}}, true, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonRoutesAccepted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,8 +228,11 @@ func TestExposureCondition(t *testing.T) {
 			if ok && (c.Type != v1alpha1.AgentRuntimeConditionExposed || c.Status != tc.status || c.Reason != tc.reason || c.ObservedGeneration != 3 || c.Message == "") {
 				t.Errorf("condition %+v, want %s %s", c, tc.status, tc.reason)
 			}
-			if tc.reason == v1alpha1.AgentRuntimeReasonRoutesNotAccepted && !strings.Contains(c.Message, "support-a2a: Pending") {
+			if tc.reason == v1alpha1.AgentRuntimeReasonRoutesPending && !strings.Contains(c.Message, "support-a2a: Pending") {
 				t.Errorf("message %q does not name the pending route", c.Message)
+			}
+			if tc.reason == v1alpha1.AgentRuntimeReasonRoutesNotAccepted && !strings.Contains(c.Message, "support-mcp: NotAllowedByListeners") {
+				t.Errorf("message %q does not name the refused route", c.Message)
 			}
 		})
 	}

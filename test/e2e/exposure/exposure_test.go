@@ -68,7 +68,7 @@ var _ = Describe("Exposure", func() {
 		By("until the Gateway reports on them, the endpoints are not valid and status.a2a is in-cluster")
 		Eventually(func(g Gomega) {
 			ar := getAgent(g, ns)
-			g.Expect(exposedCondition(ar)).To(Equal("False/" + v1alpha1.AgentRuntimeReasonRoutesNotAccepted))
+			g.Expect(exposedCondition(ar)).To(Equal("False/" + v1alpha1.AgentRuntimeReasonRoutesPending))
 			g.Expect(ar.Status.Facade).NotTo(BeNil())
 			g.Expect(ar.Status.Facade.Endpoints).To(HaveLen(2))
 			for _, e := range ar.Status.Facade.Endpoints {
