@@ -80,9 +80,11 @@ type AsyncOptions struct {
 
 	// secretData reads Secrets with their data, uncached (the manager's
 	// APIReader); secretMeta reads their metadata from the manager's
-	// cache. watchAsync sets both.
+	// cache. watchAsync sets both; nil reads through the controller's
+	// client.
 	secretData, secretMeta client.Reader
-	// source remembers the source Secret's URL by resourceVersion.
+	// source remembers the source Secret's URL by resourceVersion; nil
+	// reads the Secret every time.
 	source *asyncSourceCache
 }
 
@@ -325,25 +327,19 @@ type asyncSourceCache struct {
 // through the API reader. problem says why there is no URL; err is a
 // failed read (not "absent").
 func (r *Reconciler) asyncSourceURL(ctx context.Context) (string, asyncSourceProblem, error) {
-	o := r.opts.Async
-	key := *o.ExistingSecret
+	key := *r.opts.Async.ExistingSecret
+	c := r.opts.Async.source
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := o.secretMeta.Get(ctx, key, m); err == nil {
-		o.source.mu.Lock()
-		if o.source.resourceVersion == m.ResourceVersion {
-			u, p := o.source.url, o.source.problem
-			o.source.mu.Unlock()
+	if c != nil && r.secretMetaReader().Get(ctx, key, m) == nil {
+		if u, p, ok := c.get(m.ResourceVersion); ok {
 			return u, p, nil
 		}
-		o.source.mu.Unlock()
 	}
 	s := &corev1.Secret{}
-	if err := o.secretData.Get(ctx, key, s); err != nil {
+	if err := r.secretDataReader().Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
-			o.source.mu.Lock()
-			o.source.resourceVersion, o.source.url, o.source.problem = "", "", ""
-			o.source.mu.Unlock()
+			c.set("", "", asyncSourceNotFound)
 			return "", asyncSourceNotFound, nil
 		}
 		return "", "", fmt.Errorf("reading the async queue Secret %s: %w", key, err)
@@ -355,10 +351,45 @@ func (r *Reconciler) asyncSourceURL(ctx context.Context) (string, asyncSourcePro
 	case !isRedisURL(u):
 		u, problem = "", asyncSourceNotARedisURL
 	}
-	o.source.mu.Lock()
-	o.source.resourceVersion, o.source.url, o.source.problem = s.ResourceVersion, u, problem
-	o.source.mu.Unlock()
+	c.set(s.ResourceVersion, u, problem)
 	return u, problem, nil
+}
+
+// get is the URL remembered for resourceVersion rv.
+func (c *asyncSourceCache) get(rv string) (string, asyncSourceProblem, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rv == "" || c.resourceVersion != rv {
+		return "", "", false
+	}
+	return c.url, c.problem, true
+}
+
+// set remembers what the Secret at rv gave ("" rv: absent, nothing
+// remembered). A nil cache remembers nothing.
+func (c *asyncSourceCache) set(rv, u string, p asyncSourceProblem) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.resourceVersion, c.url, c.problem = rv, u, p
+}
+
+// secretDataReader and secretMetaReader are the group's Secret readers,
+// the controller's client when watchAsync has not set them.
+func (r *Reconciler) secretDataReader() client.Reader {
+	if r.opts.Async.secretData != nil {
+		return r.opts.Async.secretData
+	}
+	return r.client
+}
+
+func (r *Reconciler) secretMetaReader() client.Reader {
+	if r.opts.Async.secretMeta != nil {
+		return r.opts.Async.secretMeta
+	}
+	return r.client
 }
 
 // asyncCopyMeta is the agent's copy's metadata from the cache; nil when
@@ -366,7 +397,7 @@ func (r *Reconciler) asyncSourceURL(ctx context.Context) (string, asyncSourcePro
 func (r *Reconciler) asyncCopyMeta(ctx context.Context, ar *v1alpha1.AgentRuntime) (*metav1.PartialObjectMetadata, error) {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	err := r.opts.Async.secretMeta.Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: AsyncRedisSecretName(ar)}, m)
+	err := r.secretMetaReader().Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: AsyncRedisSecretName(ar)}, m)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil

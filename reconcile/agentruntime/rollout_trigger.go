@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"golang.org/x/mod/semver"
 	corev1 "k8s.io/api/core/v1"
@@ -136,7 +137,7 @@ func rolloutCandidateDiffers(ar *v1alpha1.AgentRuntime) bool {
 //   - channel stable (or unset) sees release versions only; prerelease sees
 //     every version, so 2.0.0-rc.1 is a candidate over 1.0.0 there.
 //   - Build metadata does not count: 1.0.0+build.2 is not newer than 1.0.0.
-//   - A pack whose version is not semver is skipped, as is a live pack
+//   - A pack whose version is not a full semver (MAJOR.MINOR.PATCH) is skipped, as is a live pack
 //     (no version) and one whose validation failed (status.phase Invalid:
 //     its rollout could only fail). An active version that is not semver
 //     triggers nothing: nothing can be shown newer than it.
@@ -144,10 +145,10 @@ func rolloutCandidateDiffers(ar *v1alpha1.AgentRuntime) bool {
 //     pick is deterministic.
 func triggerCandidateVersion(packs []v1alpha1.PromptPack, active string, channel v1alpha1.AgentRuntimePromptPackTrack, lastTriggered string) (string, bool) {
 	floor := "v" + active
-	if !semver.IsValid(floor) {
+	if !strictSemver(active) {
 		return "", false
 	}
-	if last := "v" + lastTriggered; lastTriggered != "" && semver.IsValid(last) && semver.Compare(last, floor) > 0 {
+	if last := "v" + lastTriggered; strictSemver(lastTriggered) && semver.Compare(last, floor) > 0 {
 		floor = last
 	}
 	best := ""
@@ -155,7 +156,7 @@ func triggerCandidateVersion(packs []v1alpha1.PromptPack, active string, channel
 		p := &packs[i]
 		v := "v" + p.Spec.Version
 		switch {
-		case p.Spec.Source.Live != nil, p.Spec.Version == "", !semver.IsValid(v):
+		case p.Spec.Source.Live != nil, !strictSemver(p.Spec.Version):
 			continue
 		case p.Status.Phase == v1alpha1.PromptPackPhaseInvalid:
 			continue
@@ -173,4 +174,16 @@ func triggerCandidateVersion(packs []v1alpha1.PromptPack, active string, channel
 		}
 	}
 	return best, best != ""
+}
+
+// strictSemver reports whether v is a full semantic version,
+// MAJOR.MINOR.PATCH with an optional prerelease and build (no leading v):
+// x/mod/semver alone also takes the shorthands 2 and 2.0.
+func strictSemver(v string) bool {
+	if !semver.IsValid("v" + v) {
+		return false
+	}
+	core, _, _ := strings.Cut(v, "+")
+	core, _, _ = strings.Cut(core, "-")
+	return strings.Count(core, ".") == 2
 }
