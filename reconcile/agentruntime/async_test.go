@@ -6,12 +6,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
+// withAsync makes the agent a function with async invocation on.
 func withAsync(a *v1alpha1.AgentRuntime) {
+	a.Spec.Mode = v1alpha1.AgentRuntimeModeFunction
+	a.Spec.InputSchema = &runtime.RawExtension{Raw: []byte(`{"type":"object"}`)}
+	a.Spec.OutputSchema = &runtime.RawExtension{Raw: []byte(`{"type":"object"}`)}
 	a.Spec.Facades = []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeREST, Async: &v1alpha1.AgentRuntimeFacadeAsync{Enabled: true}}}
 }
 

@@ -81,6 +81,9 @@ func (r *Reconciler) triggerRollout(ctx context.Context, ar *v1alpha1.AgentRunti
 	if err := r.client.Patch(ctx, ar, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return false, fmt.Errorf("setting rollout.candidate from rollout.trigger: %w", err)
 	}
+	if r.recorder == nil {
+		return true, nil
+	}
 	r.recorder.Eventf(ar, nil, corev1.EventTypeNormal, ReasonRolloutTriggered, rolloutTriggerAction,
 		"PromptPack %s version %s on channel %s is newer than the active %s: set as rollout.candidate",
 		ref.Name, version, channelOf(ro.Trigger.PromptPackChannel), ref.Version)
