@@ -70,7 +70,7 @@ func asyncOptions(rawURL, host, existingSecret, namespace string) (agentruntime.
 		}
 		u, err := url.Parse("redis://" + hostPort)
 		if err != nil || u.Host != hostPort || u.User != nil || u.Hostname() == "" || u.Path != "" {
-			return agentruntime.AsyncOptions{}, errors.New("--async-redis-host " + strconv.Quote(host) + ": want host[:port]")
+			return agentruntime.AsyncOptions{}, errors.New("--async-redis-host: want host[:port], without a scheme, credentials or path")
 		}
 		return agentruntime.AsyncOptions{URL: u.String()}, nil
 	case existingSecret != "":
