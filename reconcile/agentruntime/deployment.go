@@ -106,6 +106,10 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 			},
 		},
 	}
+	// A rewritten async queue Secret copy rolls the pods (async.go).
+	if h := asyncQueueHash(ar, &r); h != "" {
+		d.Spec.Template.Annotations[AsyncQueueHashAnnotation] = h
+	}
 	return d, dropped, nil
 }
 

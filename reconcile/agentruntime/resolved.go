@@ -122,6 +122,11 @@ type AsyncQueue struct {
 	// holds the Redis URL (the operator's copy,
 	// `agent-<name>-async-redis`); it wins over URL.
 	SecretName string
+	// Hash is the digest of the URL the copy holds (async.go
+	// asyncQueueDigest, never the URL), set with SecretName: the pod
+	// template's AsyncQueueHashAnnotation, so a rewritten copy rolls the
+	// pods.
+	Hash string
 }
 
 // AsyncRedisSecretName is the Secret the operator copies the async queue's
