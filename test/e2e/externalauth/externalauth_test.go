@@ -3,7 +3,6 @@ package externalauth
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -172,6 +171,6 @@ var _ = Describe("ExternalAuth", func() {
 		Expect(c.Message).To(ContainSubstring("spec.facades[1].managementPlane"))
 		ar := &v1alpha1.AgentRuntime{}
 		Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
-		Expect(meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionOIDCJWKSReady)).To(BeNil(), fmt.Sprint("no OIDCJWKSReady without oidc"))
+		Expect(meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionOIDCJWKSReady)).To(BeNil(), "no OIDCJWKSReady without oidc")
 	})
 })
