@@ -22,22 +22,25 @@ var (
 )
 
 func init() {
-	agentRuntimeOptions = append(agentRuntimeOptions, func(o *agentruntime.Options) error {
-		fo := oidcfetch.Options{Timeout: *oidcFetchTimeout}
-		if *oidcCAFile != "" {
-			pem, err := os.ReadFile(*oidcCAFile)
-			if err != nil {
-				return fmt.Errorf("--oidc-ca-file: %w", err)
-			}
-			if fo.RootCAs, err = oidcfetch.RootsWith(pem); err != nil {
-				return fmt.Errorf("--oidc-ca-file %s: %w", *oidcCAFile, err)
-			}
+	agentRuntimeOptions = append(agentRuntimeOptions, externalAuthOptions)
+}
+
+// externalAuthOptions sets the external-auth group's options from the flags.
+func externalAuthOptions(o *agentruntime.Options) error {
+	fo := oidcfetch.Options{Timeout: *oidcFetchTimeout}
+	if *oidcCAFile != "" {
+		pem, err := os.ReadFile(*oidcCAFile)
+		if err != nil {
+			return fmt.Errorf("--oidc-ca-file: %w", err)
 		}
-		if *oidcJWKSRefresh <= 0 {
-			return fmt.Errorf("--oidc-jwks-refresh must be positive, got %s", *oidcJWKSRefresh)
+		if fo.RootCAs, err = oidcfetch.RootsWith(pem); err != nil {
+			return fmt.Errorf("--oidc-ca-file %s: %w", *oidcCAFile, err)
 		}
-		o.ExternalAuth.Fetcher = oidcfetch.New(fo)
-		o.ExternalAuth.RefreshInterval = *oidcJWKSRefresh
-		return nil
-	})
+	}
+	if *oidcJWKSRefresh <= 0 {
+		return fmt.Errorf("--oidc-jwks-refresh must be positive, got %s", *oidcJWKSRefresh)
+	}
+	o.ExternalAuth.Fetcher = oidcfetch.New(fo)
+	o.ExternalAuth.RefreshInterval = *oidcJWKSRefresh
+	return nil
 }
