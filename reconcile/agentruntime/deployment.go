@@ -53,6 +53,7 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 	facade := facadeContainer(ar, &r, ports)
 	facade.Env = containerEnv(facadeEnv(ar, &r, ports), facadeUser, overrideUser)
 	facade.EnvFrom = envFrom
+	volumes = withJWKSVolume(volumes, &facade, &r)
 
 	runtime := runtimeContainer(ar, &r)
 	runtime.Env = containerEnv(runtimeEnv(ar, &r), runtimeUser, overrideUser)

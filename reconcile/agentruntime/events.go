@@ -18,6 +18,9 @@ var waitingReasons = map[string]bool{
 	rules.AgentRuntimeReasonPromptPackNotValidated: true,
 	ReasonDeploymentNotCreated:                     true,
 	ReasonDeploymentUnavailable:                    true,
+	// An oidc agent's JWKS is fetched in the background after its first
+	// reconcile (externalauth.go).
+	v1alpha1.AgentRuntimeReasonJWKSPending: true,
 }
 
 // eventPolicy is the agent's transitions.Policy: waits are silent, and the

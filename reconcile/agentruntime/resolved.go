@@ -82,6 +82,11 @@ type Resolved struct {
 	// queue backend: async stays off in the pod (AsyncInvocationReady
 	// QueueBackendMissing) even where facades[].async.enabled is true.
 	AsyncQueue *AsyncQueue
+
+	// OIDCJWKSSecret is the agent's JWKS Secret (OIDCJWKSSecretName) once
+	// it holds the current issuer's JWKS (externalauth.go); empty before,
+	// and without externalAuth.oidc: the facade then runs without oidc.
+	OIDCJWKSSecret string
 }
 
 // ResolvedPromptPack is the PromptPack an agent resolved to.
