@@ -552,6 +552,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/function-stream-max-concurrent": {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-schema-compiles":       {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/idle-timeout-annotation":        {StageAdmission, SeverityWarn, "IdleTimeoutValid", "InvalidIdleTimeout"},
+		"agentruntime/facade-accepts-callers":         {StageAdmission, SeverityWarn, "ExternalAuth", "NoCallersAccepted"},
 		"agentruntime/provider-cross-namespace":       {StageAdmission, SeverityDeny, "ProviderReady", "ProviderCrossNamespace"},
 		"agentruntime/a2a-client-cross-namespace":     {StageAdmission, SeverityDeny, "A2AClientsResolved", "CrossNamespaceRef"},
 		"agentruntime/tool-registry-cross-namespace":  {StageAdmission, SeverityWarn, "ToolRegistryReady", "ToolRegistryCrossNamespace"},

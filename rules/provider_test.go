@@ -189,6 +189,8 @@ func TestProviderRuleMetadata(t *testing.T) {
 		"provider/pricing-decimal":           {StageAdmission, SeverityDeny, "", ""},
 		"provider/secret-found":              {StageReconcile, SeverityWarn, "SecretFound", "SecretNotFound"},
 		"provider/secret-key-found":          {StageReconcile, SeverityWarn, "SecretFound", "SecretKeyMissing"},
+		"provider/auth-secret-found":         {StageReconcile, SeverityWarn, "AuthConfigured", "SecretNotFound"},
+		"provider/auth-secret-keys-found":    {StageReconcile, SeverityWarn, "AuthConfigured", "SecretKeyMissing"},
 	}
 	for id, w := range want {
 		r, ok := Default.Lookup(id)

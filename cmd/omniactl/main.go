@@ -7,6 +7,7 @@
 //	omniactl rules [-o table|json|markdown]
 //	omniactl license inspect FILE [--public-key PEM]… [-o text|json]
 //	omniactl deploy apply|plan … (a client of the operator's deploy API; deploy.go)
+//	omniactl client-key mint --agent A --namespace N … (an agent's client key Secret; clientkey.go)
 //
 // check exits 0 when nothing is denied, 1 when something is, and 2 when the
 // input is unusable (a file that cannot be read, YAML or JSON that does not
@@ -54,6 +55,7 @@ Usage:
   omniactl license inspect FILE [--public-key PEM]… [-o text|json]
   omniactl deploy apply -f INTENT.json --server URL --workspace NAME --token-file FILE [--ca-file PEM] [-o table|json]
   omniactl deploy plan (-f ARENA.yaml | --deploy-config CONFIG.json) --server URL --workspace NAME --token-file FILE …
+  omniactl client-key mint --agent NAME --namespace NS [--id ID] [--scopes JSON] [--expires-at RFC3339] [--agent-uid UID] [--create]
 
 deploy is a client of the operator's deploy API ("omniactl deploy" for its
 help); it exits 0 when everything applied, 1 on a partial apply or a
@@ -102,6 +104,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runAudit(ctx, args[1:], stdout, stderr)
 	case "deploy":
 		return runDeploy(ctx, args[1:], stdout, stderr)
+	case "client-key":
+		return runClientKey(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

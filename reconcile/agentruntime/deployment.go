@@ -53,6 +53,7 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 	facade := facadeContainer(ar, &r, ports)
 	facade.Env = containerEnv(facadeEnv(ar, &r, ports), facadeUser, overrideUser)
 	facade.EnvFrom = envFrom
+	volumes = withJWKSVolume(volumes, &facade, &r)
 
 	runtime := runtimeContainer(ar, &r)
 	runtime.Env = containerEnv(runtimeEnv(ar, &r), runtimeUser, overrideUser)
@@ -105,6 +106,10 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 				Spec:       pod,
 			},
 		},
+	}
+	// A rewritten async queue Secret copy rolls the pods (async.go).
+	if h := asyncQueueHash(ar, &r); h != "" {
+		d.Spec.Template.Annotations[AsyncQueueHashAnnotation] = h
 	}
 	return d, dropped, nil
 }

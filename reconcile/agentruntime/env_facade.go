@@ -73,6 +73,7 @@ func facadeEnv(ar *v1alpha1.AgentRuntime, r *Resolved, ports []FacadePort) envSe
 		}
 	}
 	asyncEnv(e, ar, r)
+	externalAuthEnv(e, ar, r)
 	a2aTaskStoreEnv(e, ar)
 	mediaEnv(e, ar)
 	return e

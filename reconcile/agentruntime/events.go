@@ -19,6 +19,9 @@ var waitingReasons = map[string]bool{
 	ReasonDeploymentNotCreated:                     true,
 	ReasonDeploymentUnavailable:                    true,
 	v1alpha1.AgentRuntimeReasonRoutesPending:       true,
+	// An oidc agent's JWKS is fetched in the background after its first
+	// reconcile (externalauth.go).
+	v1alpha1.AgentRuntimeReasonJWKSPending: true,
 }
 
 // eventPolicy is the agent's transitions.Policy: waits are silent, and the

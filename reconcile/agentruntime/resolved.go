@@ -82,6 +82,11 @@ type Resolved struct {
 	// queue backend: async stays off in the pod (AsyncInvocationReady
 	// QueueBackendMissing) even where facades[].async.enabled is true.
 	AsyncQueue *AsyncQueue
+
+	// OIDCJWKSSecret is the agent's JWKS Secret (OIDCJWKSSecretName) once
+	// it holds the current issuer's JWKS (externalauth.go); empty before,
+	// and without externalAuth.oidc: the facade then runs without oidc.
+	OIDCJWKSSecret string
 }
 
 // ResolvedPromptPack is the PromptPack an agent resolved to.
@@ -122,6 +127,11 @@ type AsyncQueue struct {
 	// holds the Redis URL (the operator's copy,
 	// `agent-<name>-async-redis`); it wins over URL.
 	SecretName string
+	// Hash is the digest of the URL the copy holds (async.go
+	// asyncQueueDigest, never the URL), set with SecretName: the pod
+	// template's AsyncQueueHashAnnotation, so a rewritten copy rolls the
+	// pods.
+	Hash string
 }
 
 // AsyncRedisSecretName is the Secret the operator copies the async queue's

@@ -872,3 +872,30 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformAuthSecretKeys (issue #14 §2): a static platform auth's Secret
+// is checked for the keys its type needs (rules provider/auth-secret-found
+// and provider/auth-secret-keys-found). A missing Secret, then a missing key,
+// set AuthConfigured False naming the key and never a value; adding the key
+// re-reconciles the Provider through the Secret watch.
+func TestPlatformAuthSecretKeys(t *testing.T) {
+	ns := namespace(t)
+	const accessKeyID, secretAccessKey = "AKIAEXAMPLEVALUE0001", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	key := createProvider(t, ns, "bedrock-keys", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514",
+		Platform: &v1alpha1.ProviderPlatform{Type: v1alpha1.ProviderPlatformTypeBedrock, Region: "us-east-1"},
+		Auth: &v1alpha1.ProviderAuth{Type: v1alpha1.ProviderAuthTypeAccessKey,
+			CredentialsSecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "aws-credentials"}}})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError,
+		conds: map[string]string{ConditionAuthConfigured: "False/SecretNotFound", ConditionReady: "False/SecretNotFound"},
+		msg:   map[string]string{ConditionAuthConfigured: "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"}})
+
+	putSecret(t, ns, "aws-credentials", map[string]string{"AWS_ACCESS_KEY_ID": accessKeyID})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError,
+		conds: map[string]string{ConditionAuthConfigured: "False/SecretKeyMissing"},
+		msg:   map[string]string{ConditionAuthConfigured: "AWS_SECRET_ACCESS_KEY"}})
+
+	putSecret(t, ns, "aws-credentials", map[string]string{"AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady,
+		conds: map[string]string{ConditionAuthConfigured: "True/PlatformAuthConfigured", ConditionReady: "True/ProviderReady"}})
+	assertNoLeak(t, ns, accessKeyID, secretAccessKey)
+}

@@ -25,7 +25,7 @@ const (
 	ConditionEndpointReachable = "EndpointReachable"
 	// ConditionAuthConfigured: the platform auth configuration is valid. Set
 	// only on platform-hosted providers (spec.platform or spec.auth set).
-	ConditionAuthConfigured = "AuthConfigured"
+	ConditionAuthConfigured = rules.ProviderConditionAuthConfigured
 	// ConditionModelValid: spec.model is set where the type requires one.
 	ConditionModelValid = rules.ProviderConditionModelValid
 )

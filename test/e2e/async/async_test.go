@@ -1,0 +1,233 @@
+package async
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+const (
+	timeout = 90 * time.Second
+	poll    = 250 * time.Millisecond
+)
+
+// passwords are the secret parts of the queue URLs the specs use: none
+// may appear in a status, an event or the operator's log.
+var passwords = []string{"e2e-first-pw", "e2e-second-pw"}
+
+func queueURL(pw string) string { return "redis://:" + pw + "@redis.omnia-system.svc:6379/0" }
+
+func freshNamespace(prefix string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
+	return ns.Name
+}
+
+// createPromptPack creates a ConfigMap-sourced PromptPack and waits until
+// the operator finds it Ready.
+func createPromptPack(ns, packName, version string) {
+	ctx := context.Background()
+	name := packName + "-" + strings.ReplaceAll(version, ".", "-")
+	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
+	})).To(Succeed())
+	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
+		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
+			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
+	})).To(Succeed())
+	Eventually(func(g Gomega) {
+		p := &v1alpha1.PromptPack{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
+		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
+}
+
+// functionAgent is a function-mode agent with async invocation on.
+func functionAgent(ns, name string) *v1alpha1.AgentRuntime {
+	return &v1alpha1.AgentRuntime{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.AgentRuntimeSpec{
+			Mode:          v1alpha1.AgentRuntimeModeFunction,
+			InputSchema:   &runtime.RawExtension{Raw: []byte(`{"type":"object"}`)},
+			OutputSchema:  &runtime.RawExtension{Raw: []byte(`{"type":"object"}`)},
+			PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts"},
+			Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeREST,
+				Async: &v1alpha1.AgentRuntimeFacadeAsync{Enabled: true, Workers: ptr.To[int32](2)}}},
+		},
+	}
+}
+
+func setSource(data map[string][]byte) {
+	ctx := context.Background()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: controlplane.OperatorNamespace, Name: sourceSecret}}
+	err := k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)
+	if apierrors.IsNotFound(err) {
+		s.Data = data
+		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		return
+	}
+	Expect(err).NotTo(HaveOccurred())
+	s.Data = data
+	Expect(k8sClient.Update(ctx, s)).To(Succeed())
+}
+
+func asyncCondition(g Gomega, ns, name string) *metav1.Condition {
+	ar := &v1alpha1.AgentRuntime{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
+	for _, pw := range passwords {
+		g.Expect(fmt.Sprint(ar.Status)).NotTo(ContainSubstring(pw), "the status carries a queue URL")
+	}
+	return meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionAsyncInvocationReady)
+}
+
+func podHash(g Gomega, ns, name string) string {
+	d := &appsv1.Deployment{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+	return d.Spec.Template.Annotations[agentruntime.AsyncQueueHashAnnotation]
+}
+
+// noURLInEvents checks the namespace's events for the URLs' passwords.
+func noURLInEvents(ns string) {
+	list := &corev1.EventList{}
+	Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns), client.Limit(500))).To(Succeed())
+	for _, e := range list.Items {
+		for _, pw := range passwords {
+			Expect(e.Message).NotTo(ContainSubstring(pw), "an event carries a queue URL")
+		}
+	}
+}
+
+var _ = Describe("async invocation queue (redis.default existingSecret)", Ordered, func() {
+	It("reports QueueSecretUnavailable while the source Secret has no url key, and wires nothing", func() {
+		setSource(map[string][]byte{"host": []byte("redis")})
+		ns := freshNamespace("async-unavailable")
+		createPromptPack(ns, "prompts", "1.0.0")
+		Expect(k8sClient.Create(context.Background(), functionAgent(ns, "fn"))).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := asyncCondition(g, ns, "fn")
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(v1alpha1.AgentRuntimeReasonQueueSecretUnavailable))
+			g.Expect(podHash(g, ns, "fn")).To(BeEmpty())
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+		err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "agent-fn-async-redis"}, &corev1.Secret{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a copy exists without a source url: %v", err)
+	})
+
+	It("copies the source's url into agent-<name>-async-redis, rewrites it (rolling the pods) when the source changes, and deletes it when async is off", func() {
+		ctx := context.Background()
+		setSource(map[string][]byte{"url": []byte(queueURL(passwords[0]))})
+		ns := freshNamespace("async-copy")
+		createPromptPack(ns, "prompts", "1.0.0")
+		ar := functionAgent(ns, "fn")
+		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		copyKey := client.ObjectKey{Namespace: ns, Name: "agent-fn-async-redis"}
+
+		var first string
+		Eventually(func(g Gomega) {
+			c := asyncCondition(g, ns, "fn")
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(v1alpha1.AgentRuntimeReasonAsyncQueueConfigured))
+			s := &corev1.Secret{}
+			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
+			g.Expect(string(s.Data["url"])).To(Equal(queueURL(passwords[0])))
+			g.Expect(metav1.IsControlledBy(s, ar)).To(BeTrue(), "the copy is controlled by the agent")
+			g.Expect(s.Labels).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
+			first = podHash(g, ns, "fn")
+			g.Expect(first).NotTo(BeEmpty())
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+
+		d := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fn"}, d)).To(Succeed())
+		var facade *corev1.Container
+		for i := range d.Spec.Template.Spec.Containers {
+			if d.Spec.Template.Spec.Containers[i].Name == agentruntime.ContainerFacade {
+				facade = &d.Spec.Template.Spec.Containers[i]
+			}
+		}
+		Expect(facade).NotTo(BeNil())
+		var redisEnv *corev1.EnvVar
+		for i := range facade.Env {
+			Expect(facade.Env[i].Value).NotTo(ContainSubstring(passwords[0]), "the URL is a literal in the pod")
+			if facade.Env[i].Name == agentruntime.EnvAsyncRedisURL {
+				redisEnv = &facade.Env[i]
+			}
+		}
+		Expect(redisEnv).NotTo(BeNil())
+		Expect(redisEnv.ValueFrom.SecretKeyRef.Name).To(Equal(copyKey.Name))
+
+		// The source changes: only the Secret watch can notice.
+		setSource(map[string][]byte{"url": []byte(queueURL(passwords[1]))})
+		Eventually(func(g Gomega) {
+			s := &corev1.Secret{}
+			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
+			g.Expect(string(s.Data["url"])).To(Equal(queueURL(passwords[1])))
+			g.Expect(podHash(g, ns, "fn")).NotTo(Or(BeEmpty(), Equal(first)))
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "the copy is rewritten and the pod template's digest changes")
+
+		// Async off: the copy and the condition go.
+		Eventually(func() error {
+			cur := &v1alpha1.AgentRuntime{}
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ar), cur); err != nil {
+				return err
+			}
+			cur.Spec.Facades[0].Async.Enabled = false
+			return k8sClient.Update(ctx, cur)
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+		Eventually(func(g Gomega) {
+			err := k8sClient.Get(ctx, copyKey, &corev1.Secret{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the copy still exists: %v", err)
+			g.Expect(asyncCondition(g, ns, "fn")).To(BeNil())
+			g.Expect(podHash(g, ns, "fn")).To(BeEmpty())
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+		noURLInEvents(ns)
+	})
+})
+
+var _ = Describe("rollout.trigger.promptPackChannel", func() {
+	It("sets a newer stable version of the agent's pack as rollout.candidate", func() {
+		ctx := context.Background()
+		ns := freshNamespace("async-trigger")
+		createPromptPack(ns, "prompts", "1.0.0")
+		ar := &v1alpha1.AgentRuntime{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triggered"},
+			Spec: v1alpha1.AgentRuntimeSpec{
+				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts", Version: "1.0.0"},
+				Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+				Rollout: &v1alpha1.AgentRuntimeRollout{
+					Steps:   []v1alpha1.AgentRuntimeRolloutStep{{SetWeight: ptr.To[int32](10)}},
+					Trigger: &v1alpha1.AgentRuntimeRolloutTrigger{PromptPackChannel: v1alpha1.AgentRuntimePromptPackTrackStable},
+				},
+			},
+		}
+		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		createPromptPack(ns, "prompts", "1.1.0-rc.1")
+		createPromptPack(ns, "prompts", "1.1.0")
+		Eventually(func(g Gomega) {
+			cur := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ar), cur)).To(Succeed())
+			g.Expect(cur.Spec.Rollout.Candidate).NotTo(BeNil())
+			g.Expect(cur.Spec.Rollout.Candidate.PromptPackRef).To(Equal(&v1alpha1.AgentRuntimePromptPackRef{Name: "prompts", Version: "1.1.0"}))
+			g.Expect(cur.Spec.PromptPackRef.Version).To(Equal("1.0.0"))
+		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	})
+})

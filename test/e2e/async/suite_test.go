@@ -1,0 +1,105 @@
+// Package async runs async invocation's queue wiring end to end
+// (agentruntime.md § facades[].async) and the version-triggered rollout
+// candidate (§ rollout.trigger): the operator binary as `make run` starts
+// it (webhooks over TLS, its ServiceAccount with the generated RBAC) with
+// the chart's redis.default given as existingSecret
+// (--async-redis-existing-secret), against a real API server. No pod has
+// to run for what these specs check (Secrets, the Deployment's template,
+// the agent's status and spec), so the suite runs on the API server alone.
+//
+// Why a suite of its own: the operator's --async-redis-* flags are
+// operator-wide, and the test/e2e suite's operator runs without them.
+package async
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/controlplane"
+)
+
+// sourceSecret is the redis.default existingSecret, in the operator's
+// namespace (the operator runs outside a pod, so its namespace is
+// controlplane.OperatorNamespace, the webhooks' excluded namespace).
+const sourceSecret = "async-redis-default"
+
+var (
+	env       *envtest.Environment
+	operator  *controlplane.Operator
+	k8sClient client.Client
+	logDir    string
+	anyFailed bool
+)
+
+var _ = ReportAfterEach(func(r SpecReport) {
+	if r.Failed() {
+		anyFailed = true
+	}
+})
+
+func TestAsync(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Omnia async invocation e2e")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(GinkgoLogr)
+	var err error
+	logDir, err = os.MkdirTemp("", "omnia-async-e2e-")
+	Expect(err).NotTo(HaveOccurred())
+	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir,
+		"--async-redis-existing-secret", sourceSecret)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
+
+	scheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	k8sClient, err = client.New(env.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controlplane.OperatorNamespace}}
+	if err := k8sClient.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+})
+
+var _ = AfterSuite(func() {
+	if operator != nil {
+		operator.Stop()
+		// The operator runs as its ServiceAccount: a permission the
+		// generated RBAC lacks shows up as a refusal in its log.
+		forbidden, err := operator.Forbidden()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		// No queue URL (they carry a password) in the operator's log.
+		log, err := os.ReadFile(filepath.Join(logDir, "operator.log"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, pw := range passwords {
+			Expect(string(log)).NotTo(ContainSubstring(pw), "the operator logged a queue URL")
+		}
+	}
+	if env != nil {
+		controlplane.RemoveWebhooks(env)
+		Expect(env.Stop()).To(Succeed())
+	}
+	if !anyFailed && !CurrentSpecReport().Failed() {
+		_ = os.RemoveAll(logDir)
+	} else {
+		GinkgoWriter.Printf("operator and control plane logs kept in %s\n", logDir)
+	}
+})
