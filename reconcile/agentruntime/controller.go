@@ -85,6 +85,9 @@ type Reconciler struct {
 	// is a stale ScaledObject looked for, so a cluster without KEDA costs
 	// no discovery request per reconcile.
 	kedaServed atomic.Bool
+	// istio caches whether Istio's VirtualService kind is served, for
+	// rollout traffic routing (istio.go).
+	istio istioAvailability
 	// secretKeys remembers the Provider credential Secrets' key names by
 	// resourceVersion (secretkeys.go); nil reads the Secret every time.
 	secretKeys *clusterfacts.SecretKeyCache
