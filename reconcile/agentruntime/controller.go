@@ -72,6 +72,8 @@ type Options struct {
 	Exposure     ExposureOptions
 	ExternalAuth ExternalAuthOptions
 	Async        AsyncOptions
+	// Analysis configures the rollout's analysis step (rollout_analysis.go).
+	Analysis AnalysisOptions
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -132,6 +134,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	b = r.watchExposure(b, mgr)
 	b = r.watchExternalAuth(b, mgr)
 	b = r.watchAsync(b, mgr)
+	b, err := r.watchAnalysis(b, mgr)
+	if err != nil {
+		return err
+	}
 	return b.Complete(r)
 }
 
