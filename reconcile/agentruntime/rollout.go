@@ -55,7 +55,15 @@ type RolloutOptions struct {
 	// a promotion runs (it writes the candidate into the spec). Default
 	// DefaultPromotionRequeue.
 	PromotionRequeue time.Duration
+
+	// apiReader reads the agent past the cache (freshRollout); set by
+	// watchRollout from the manager. Nil skips the check.
+	apiReader client.Reader
 }
+
+// staleRequeue is how soon a reconcile that read a stale agent from the
+// cache looks again (the status write that made it stale triggers none).
+const staleRequeue = 200 * time.Millisecond
 
 // DefaultPromotionRequeue is RolloutOptions.PromotionRequeue's default.
 const DefaultPromotionRequeue = time.Second
@@ -96,7 +104,8 @@ func (o *rolloutOutcome) hold(reason, message string) error {
 // annotation (the For() predicate passes only generation changes). The
 // candidate Deployment is owned by the agent, so Owns(Deployment) already
 // re-reconciles on its status.
-func (r *Reconciler) watchRollout(b *builder.Builder, _ ctrl.Manager) *builder.Builder {
+func (r *Reconciler) watchRollout(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+	r.opts.Rollout.apiReader = mgr.GetAPIReader()
 	return b.Watches(&v1alpha1.AgentRuntime{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(promoteAnnotationChanged()))
 }
 
@@ -140,6 +149,9 @@ func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime
 // applyRollout runs after the stable Deployment is applied: the candidate
 // Deployment, the step machine and the traffic routing.
 func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+	if stale, err := r.freshRollout(ctx, ar, in); err != nil || stale {
+		return err
+	}
 	switch rolloutPhaseOf(ar) {
 	case rolloutNone:
 		if _, ok := ar.Annotations[v1alpha1.AgentRuntimeRolloutPromoteAnnotation]; !ok {
@@ -155,6 +167,37 @@ func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime
 	default:
 		return r.rolloutRun(ctx, ar, res, in)
 	}
+}
+
+// freshRollout guards the machine against a stale cache. Its transitions
+// write the spec and then the status (at the end of Reconcile), and the
+// reconcile the spec write triggers can read the agent from the cache
+// before the status write reached it: it would see, e.g., a rolled-back
+// candidate equal to the spec with the rollout still active. So for an
+// agent with a rollout the agent is read once from the API server; when
+// the cache is behind, this reconcile keeps the API server's
+// status.rollout and RolloutActive as they are, does nothing else of the
+// rollout's, and looks again shortly. One GET per reconcile of an agent
+// with spec.rollout or status.rollout; none for any other agent.
+func (r *Reconciler) freshRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, in *statusInput) (stale bool, err error) {
+	reader := r.opts.Rollout.apiReader
+	if reader == nil || (ar.Spec.Rollout == nil && ar.Status.Rollout == nil) {
+		return false, nil
+	}
+	fresh := &v1alpha1.AgentRuntime{}
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(ar), fresh); err != nil {
+		return false, fmt.Errorf("reading the agent for its rollout: %w", client.IgnoreNotFound(err))
+	}
+	if fresh.ResourceVersion == ar.ResourceVersion {
+		return false, nil
+	}
+	out := &rolloutOutcome{status: fresh.Status.Rollout}
+	if c := meta.FindStatusCondition(fresh.Status.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive); c != nil {
+		out.active, out.reason, out.message = c.Status == metav1.ConditionTrue, c.Reason, c.Message
+	}
+	in.rollout = out
+	in.requeue.after(staleRequeue)
+	return true, nil
 }
 
 // rolloutIdle: no rollout in progress. A candidate Deployment left behind
