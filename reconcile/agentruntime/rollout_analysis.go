@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -134,6 +135,8 @@ func (r *Reconciler) analyze(ctx context.Context, ar *v1alpha1.AgentRuntime, ste
 	tmpl := &v1alpha1.RolloutAnalysis{}
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: step.TemplateName}, tmpl); apierrors.IsNotFound(err) {
 		return finishAnalysis(st, analysisError, fmt.Sprintf("RolloutAnalysis %q not found in namespace %s", step.TemplateName, ar.Namespace)), nil
+	} else if meta.IsNoMatchError(err) {
+		return finishAnalysis(st, analysisError, "the RolloutAnalysis CRD is not installed"), nil
 	} else if err != nil {
 		return analysisVerdict{Phase: analysisRunning}, fmt.Errorf("reading RolloutAnalysis %s: %w", step.TemplateName, err)
 	}
