@@ -158,3 +158,26 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 	})
 })
+
+var _ = Describe("RolloutAnalysis admission", func() {
+	It("refuses a successCondition that does not compile and a query naming an undeclared argument, and admits a valid template", func() {
+		ctx := context.Background()
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "analysis-"}}
+		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
+		tmpl := func(name, cond, query string) *v1alpha1.RolloutAnalysis {
+			return &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: nsObj.Name, Name: name}, Spec: v1alpha1.RolloutAnalysisSpec{
+				Args: []v1alpha1.RolloutAnalysisArg{{Name: "agent", Value: ptr.To("support")}},
+				Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "ok", SuccessCondition: cond,
+					Provider: v1alpha1.RolloutAnalysisProvider{Prometheus: &v1alpha1.RolloutAnalysisPrometheus{
+						Address: "http://prometheus.monitoring.svc:9090", Query: query}}}},
+			}}
+		}
+		err := k8sClient.Create(ctx, tmpl("bad-cond", "result[0] >", `up{agent="{{args.agent}}"}`))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/success-condition-compiles] spec.metrics[0].successCondition"))
+		err = k8sClient.Create(ctx, tmpl("bad-arg", "result[0] > 0.0", `up{zone="{{args.zone}}"}`))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/query-args-declared]"))
+		Expect(k8sClient.Create(ctx, tmpl("good", "result.size() > 0 && result[0] > 0.0", `up{agent="{{args.agent}}"}`))).To(Succeed())
+	})
+})
