@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -65,6 +66,23 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		}
 		if n := writes.Load(); n != 0 {
 			t.Errorf("%d API writes without Istio", n)
+		}
+	})
+
+	t.Run("a reconcile reports the degraded mode", func(t *testing.T) {
+		key := runnableAgent(t, "ar-traffic-reconcile", withRouting(&v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh}), func(a *v1alpha1.AgentRuntime) {
+			a.Spec.PromptPackRef.Version = "1.0.0"
+			a.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts", Version: "2.0.0"}}
+		})
+		createPack(t, key.Namespace, "prompts", "2.0.0", v1alpha1.PromptPackPhaseReady)
+		r, _ := newCountingReconciler(t)
+		got := reconcileAgent(t, r, key)
+		c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonMeshNotInstalled || c.ObservedGeneration != got.Generation {
+			t.Fatalf("TrafficRouting %+v, want False %s", c, ReasonMeshNotInstalled)
+		}
+		if ro := got.Status.Rollout; ro == nil || ro.TrafficRoutingMode != TrafficModeReplicaWeighted || ro.TrafficWeightEnforced == nil || *ro.TrafficWeightEnforced {
+			t.Errorf("status.rollout %+v, want replicaWeighted, not enforced", ro)
 		}
 	})
 

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -135,6 +136,9 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			g.Expect(r.CurrentWeight).To(Equal(ptr.To[int32](30)))
 			g.Expect(r.TrafficRoutingMode).To(Equal(agentruntime.TrafficModeMesh))
 			g.Expect(r.TrafficWeightEnforced).To(Equal(ptr.To(true)))
+			c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(string(c.Status) + "/" + c.Reason).To(Equal("True/" + agentruntime.ReasonMeshRouting))
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 
 		By("rolling back by hand (candidate equal to the spec): the VirtualService and DestinationRule are removed")
