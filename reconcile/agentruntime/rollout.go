@@ -124,17 +124,22 @@ func promoteAnnotationChanged() predicate.Funcs {
 }
 
 // setRolloutStatus sets status.rollout and the RolloutActive condition from
-// what applyRollout did; nothing when it did not run.
+// what applyRollout did (nothing when it did not run), then the traffic
+// part (setTrafficRoutingStatus: TrafficRouting, trafficRoutingMode,
+// trafficWeightEnforced) from what routeTraffic did.
 func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, in statusInput) {
 	out := in.rollout
-	if out == nil {
-		return
+	var traffic *trafficOutcome
+	if out != nil {
+		traffic = out.traffic
+		st.Rollout = out.status
+		setRolloutActive(st, ar, out, in.now)
 	}
-	st.Rollout = out.status
-	if out.traffic != nil && st.Rollout != nil {
-		st.Rollout.TrafficRoutingMode = out.traffic.Mode
-		st.Rollout.TrafficWeightEnforced = ptr.To(out.traffic.Enforced)
-	}
+	setTrafficRoutingStatus(st, ar, traffic, in.now)
+}
+
+// setRolloutActive sets RolloutActive from out; none when out has no reason.
+func setRolloutActive(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, out *rolloutOutcome, now metav1.Time) {
 	if out.reason == "" {
 		return
 	}
@@ -143,7 +148,7 @@ func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime
 	if out.active {
 		c.Status = metav1.ConditionTrue
 	}
-	conditions.Set(&st.Conditions, c, in.now)
+	conditions.Set(&st.Conditions, c, now)
 }
 
 // applyRollout runs after the stable Deployment is applied: the candidate
