@@ -190,8 +190,10 @@ func (r *Reconciler) freshRollout(ctx context.Context, ar *v1alpha1.AgentRuntime
 		return false, nil
 	}
 	fresh := &v1alpha1.AgentRuntime{}
-	if err := reader.Get(ctx, client.ObjectKeyFromObject(ar), fresh); err != nil {
-		return false, fmt.Errorf("reading the agent for its rollout: %w", client.IgnoreNotFound(err))
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(ar), fresh); apierrors.IsNotFound(err) {
+		return true, nil // deleted since the cache read: nothing to roll out
+	} else if err != nil {
+		return false, fmt.Errorf("reading the agent for its rollout: %w", err)
 	}
 	if fresh.ResourceVersion == ar.ResourceVersion {
 		return false, nil
