@@ -124,17 +124,22 @@ func promoteAnnotationChanged() predicate.Funcs {
 }
 
 // setRolloutStatus sets status.rollout and the RolloutActive condition from
-// what applyRollout did; nothing when it did not run.
+// what applyRollout did (nothing when it did not run), then the traffic
+// part (setTrafficRoutingStatus: TrafficRouting, trafficRoutingMode,
+// trafficWeightEnforced) from what routeTraffic did.
 func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, in statusInput) {
 	out := in.rollout
-	if out == nil {
-		return
+	var traffic *trafficOutcome
+	if out != nil {
+		traffic = out.traffic
+		st.Rollout = out.status
+		setRolloutActive(st, ar, out, in.now)
 	}
-	st.Rollout = out.status
-	if out.traffic != nil && st.Rollout != nil {
-		st.Rollout.TrafficRoutingMode = out.traffic.Mode
-		st.Rollout.TrafficWeightEnforced = ptr.To(out.traffic.Enforced)
-	}
+	setTrafficRoutingStatus(st, ar, traffic, in.now)
+}
+
+// setRolloutActive sets RolloutActive from out; none when out has no reason.
+func setRolloutActive(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, out *rolloutOutcome, now metav1.Time) {
 	if out.reason == "" {
 		return
 	}
@@ -143,7 +148,7 @@ func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime
 	if out.active {
 		c.Status = metav1.ConditionTrue
 	}
-	conditions.Set(&st.Conditions, c, in.now)
+	conditions.Set(&st.Conditions, c, now)
 }
 
 // applyRollout runs after the stable Deployment is applied: the candidate
@@ -185,8 +190,10 @@ func (r *Reconciler) freshRollout(ctx context.Context, ar *v1alpha1.AgentRuntime
 		return false, nil
 	}
 	fresh := &v1alpha1.AgentRuntime{}
-	if err := reader.Get(ctx, client.ObjectKeyFromObject(ar), fresh); err != nil {
-		return false, fmt.Errorf("reading the agent for its rollout: %w", client.IgnoreNotFound(err))
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(ar), fresh); apierrors.IsNotFound(err) {
+		return true, nil // deleted since the cache read: nothing to roll out
+	} else if err != nil {
+		return false, fmt.Errorf("reading the agent for its rollout: %w", err)
 	}
 	if fresh.ResourceVersion == ar.ResourceVersion {
 		return false, nil
@@ -289,23 +296,24 @@ func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, 
 		return err
 	}
 	if progressDeadlineExceeded(live) {
-		why := "the candidate Deployment exceeded its progress deadline (ProgressDeadlineExceeded)"
-		if automatic {
-			return r.rollback(ctx, ar, in, why)
-		}
-		if _, err := r.applyCandidate(ctx, ar, built, ptr.Deref(st.CurrentWeight, 0), in); err != nil {
-			return err
-		}
-		return out.hold(v1alpha1.AgentRuntimeReasonRolloutCandidateUnhealthy, why+"; "+promoteHint)
+		return r.candidateUnhealthy(ctx, ar, built, in, automatic, "the candidate Deployment exceeded its progress deadline (ProgressDeadlineExceeded)")
 	}
 	if promoteRequested(ar) {
 		return r.startPromotion(ctx, ar, built, in, "promotion requested by annotation")
 	}
 	steps := ar.Spec.Rollout.Steps
 	weight := ptr.Deref(st.CurrentWeight, 0)
-	d, err := r.applyCandidate(ctx, ar, built, weight, in)
-	if err != nil {
-		return err
+	// A setWeight step applies the candidate itself, so a new candidate
+	// Deployment is created at its first weight's replicas: created at 0
+	// and then scaled, Kubernetes would count it complete and never judge
+	// its progress deadline.
+	var d *appsv1.Deployment
+	applied := false
+	if i := ptr.Deref(st.CurrentStep, 0); int(i) >= len(steps) || steps[i].SetWeight == nil {
+		if d, err = r.applyCandidate(ctx, ar, built, weight, in); err != nil {
+			return err
+		}
+		applied = true
 	}
 	for range len(steps) + 1 {
 		i := ptr.Deref(st.CurrentStep, 0)
@@ -315,14 +323,21 @@ func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, 
 		step, label := steps[i], stepLabel(steps, i)
 		switch {
 		case step.SetWeight != nil:
-			if w := *step.SetWeight; w != weight {
+			if w := *step.SetWeight; w != weight || !applied {
 				weight = w
 				st.CurrentWeight = ptr.To(w)
 				if d, err = r.applyCandidate(ctx, ar, built, w, in); err != nil {
 					return err
 				}
+				applied = true
 			}
-			if !deploymentRolledOut(d) {
+			if d != nil && !deploymentRolledOut(d) {
+				exceeded, remaining := stepDeadline(ar, st.StepStartedAt, in.now.Time)
+				if exceeded {
+					return r.candidateUnhealthy(ctx, ar, built, in, automatic,
+						fmt.Sprintf("%s: the candidate Deployment did not run its replicas within the progress deadline", label))
+				}
+				in.requeue.after(remaining)
 				return out.hold(v1alpha1.AgentRuntimeReasonRolloutProgressing,
 					fmt.Sprintf("%s: waiting for the candidate Deployment to run its replicas at weight %d", label, weight))
 			}
@@ -363,6 +378,18 @@ func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, 
 		advanceStep(st, in.now)
 	}
 	return nil
+}
+
+// candidateUnhealthy is a candidate past its progress deadline: the
+// automatic rollback, or under manual/disabled a hold at the current weight.
+func (r *Reconciler) candidateUnhealthy(ctx context.Context, ar *v1alpha1.AgentRuntime, built *appsv1.Deployment, in *statusInput, automatic bool, why string) error {
+	if automatic {
+		return r.rollback(ctx, ar, in, why)
+	}
+	if _, err := r.applyCandidate(ctx, ar, built, ptr.Deref(in.rollout.status.CurrentWeight, 0), in); err != nil {
+		return err
+	}
+	return in.rollout.hold(v1alpha1.AgentRuntimeReasonRolloutCandidateUnhealthy, why+"; "+promoteHint)
 }
 
 // startPromotion marks the rollout promoting and sends 100% to the
@@ -486,7 +513,14 @@ func (r *Reconciler) applyCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 		return nil, err
 	}
 	in.rollout.traffic = &t
-	d := CandidateDeployment(ar, built, candidateReplicas(stableReplicas(in.deployment), weight, !t.Enforced))
+	replicas := candidateReplicas(stableReplicas(in.deployment), weight, !t.Enforced)
+	if replicas == 0 {
+		// No pods wanted: a missing candidate is not created (see rolloutRun).
+		if live, err := r.candidateLive(ctx, ar); err != nil || live == nil {
+			return nil, err
+		}
+	}
+	d := CandidateDeployment(ar, built, replicas)
 	if err := r.apply(ctx, d); err != nil {
 		return nil, err
 	}

@@ -162,3 +162,26 @@ func stepLabel(steps []v1alpha1.AgentRuntimeRolloutStep, i int32) string {
 // promoteHint tells a person how to promote or abort.
 const promoteHint = "annotate the AgentRuntime " + v1alpha1.AgentRuntimeRolloutPromoteAnnotation +
 	"=true to promote, or remove spec.rollout.candidate to abort"
+
+// defaultProgressDeadline is Kubernetes' default
+// spec.progressDeadlineSeconds, the candidate's when
+// rollout.rollback.progressDeadlineSeconds is unset.
+const defaultProgressDeadline = 600 * time.Second
+
+// stepDeadline is the operator's own bound on a setWeight step waiting for
+// the candidate's replicas: the progress deadline counted from
+// stepStartedAt. Kubernetes judges spec.progressDeadlineSeconds only while
+// a Deployment rolls out a template, not while it scales, so a candidate
+// scaled up by a later setWeight whose new pods never run would otherwise
+// wait forever. exceeded when the deadline has passed, else the time left.
+func stepDeadline(ar *v1alpha1.AgentRuntime, stepStartedAt *metav1.Time, now time.Time) (exceeded bool, remaining time.Duration) {
+	if stepStartedAt == nil {
+		return false, 0
+	}
+	d := defaultProgressDeadline
+	if r := ar.Spec.Rollout; r != nil && r.Rollback != nil && r.Rollback.ProgressDeadlineSeconds != nil {
+		d = time.Duration(*r.Rollback.ProgressDeadlineSeconds) * time.Second
+	}
+	remaining = stepStartedAt.Add(d).Sub(now)
+	return remaining <= 0, remaining
+}

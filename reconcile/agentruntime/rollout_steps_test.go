@@ -339,3 +339,33 @@ func TestCandidateDeployment(t *testing.T) {
 		t.Errorf("no progressDeadlineSeconds: want unset (Kubernetes' 600 s), got %d", *c.Spec.ProgressDeadlineSeconds)
 	}
 }
+
+func TestStepDeadline(t *testing.T) {
+	start := metav1.NewTime(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))
+	with := func(secs *int32) *v1alpha1.AgentRuntime {
+		return agent(withRollout(candV2, nil), func(a *v1alpha1.AgentRuntime) {
+			a.Spec.Rollout.Rollback = &v1alpha1.AgentRuntimeRolloutRollback{ProgressDeadlineSeconds: secs}
+		})
+	}
+	for _, tc := range []struct {
+		name          string
+		ar            *v1alpha1.AgentRuntime
+		started       *metav1.Time
+		now           time.Time
+		wantExceeded  bool
+		wantRemaining time.Duration
+	}{
+		{"30s deadline, 10s in", with(ptr.To[int32](30)), &start, start.Add(10 * time.Second), false, 20 * time.Second},
+		{"30s deadline, 30s in", with(ptr.To[int32](30)), &start, start.Add(30 * time.Second), true, 0},
+		{"unset: Kubernetes' 600s, 5m in", with(nil), &start, start.Add(5 * time.Minute), false, 5 * time.Minute},
+		{"unset: Kubernetes' 600s, 11m in", with(nil), &start, start.Add(11 * time.Minute), true, -time.Minute},
+		{"no step start", with(nil), nil, start.Time, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exceeded, remaining := stepDeadline(tc.ar, tc.started, tc.now)
+			if exceeded != tc.wantExceeded || remaining != tc.wantRemaining {
+				t.Errorf("stepDeadline = (%v, %s), want (%v, %s)", exceeded, remaining, tc.wantExceeded, tc.wantRemaining)
+			}
+		})
+	}
+}

@@ -3,7 +3,10 @@ package rollouttest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,7 +26,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -31,7 +36,31 @@ import (
 var (
 	k8s   client.Client
 	clock *clocktesting.FakeClock
+	// prometheus stands in for Prometheus: every instant query answers
+	// promValue (a float formatted as Prometheus does).
+	prometheus *httptest.Server
+	promValue  atomic.Value
 )
+
+// enterprise is a licence of the enterprise tier: the analysis step needs it.
+func enterprise() licensing.License {
+	f := map[string]bool{}
+	for _, n := range licensing.AllFeatures {
+		f[n] = true
+	}
+	return licensing.License{Tier: licensing.TierEnterprise, Features: f, Limits: &licensing.Limits{}}
+}
+
+// servePrometheus answers /api/v1/query with a one-sample vector of promValue.
+func servePrometheus(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/api/v1/query" || r.URL.Query().Get("query") == "" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = fmt.Fprintf(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[%d,%q]}]}}`,
+		time.Now().Unix(), promValue.Load().(string))
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -46,7 +75,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	cl, err := controlplane.StartCluster(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "Provider", "ToolRegistry", "Workspace"}}, dir)
+	promValue.Store("1")
+	prometheus = httptest.NewServer(http.HandlerFunc(servePrometheus))
+	defer prometheus.Close()
+	cl, err := controlplane.StartCluster(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "Provider", "ToolRegistry", "Workspace", "RolloutAnalysis"}}, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -66,9 +98,15 @@ func run(m *testing.M) int {
 		return 1
 	}
 	clock = clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+	p := prober.New(prober.Options{})
+	if err := mgr.Add(p); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := agentruntime.SetupWithManager(mgr, agentruntime.Options{
-		BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1", Clock: clock,
-		Rollout: agentruntime.RolloutOptions{PromotionRequeue: 100 * time.Millisecond},
+		BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1", Clock: clock, License: enterprise(),
+		Rollout:  agentruntime.RolloutOptions{PromotionRequeue: 100 * time.Millisecond},
+		Analysis: agentruntime.AnalysisOptions{Prober: p},
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -167,8 +205,11 @@ func waitAgent(t *testing.T, ns, what string, ok func(*v1alpha1.AgentRuntime) bo
 		return ok(ar), nil
 	})
 	if err != nil {
-		t.Fatalf("waiting for %s: %v; status.rollout %+v, spec.rollout.candidate %+v, RolloutActive %+v", what, err, ar.Status.Rollout,
-			ar.Spec.Rollout.Candidate, meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive))
+		cand := &appsv1.Deployment{}
+		_ = k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-candidate"}, cand)
+		t.Fatalf("waiting for %s: %v; status.rollout %+v, spec.rollout.candidate %+v, RolloutActive %+v; candidate Deployment conditions %+v",
+			what, err, ar.Status.Rollout, ar.Spec.Rollout.Candidate,
+			meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive), cand.Status.Conditions)
 	}
 	return ar
 }
@@ -340,7 +381,8 @@ func TestManualAbort(t *testing.T) {
 }
 
 // A candidate whose pods never run (the Node cordoned) exceeds its
-// progressDeadlineSeconds: kube-controller-manager sets Progressing False
+// progressDeadlineSeconds (the first step is a setWeight, so the candidate
+// Deployment is created at its replicas and Kubernetes judges the deadline): kube-controller-manager sets Progressing False
 // ProgressDeadlineExceeded and the automatic rollback sets the candidate
 // back to the spec and deletes the candidate Deployment.
 func TestAutomaticRollbackOnProgressDeadline(t *testing.T) {
@@ -366,13 +408,32 @@ func TestAutomaticRollbackOnProgressDeadline(t *testing.T) {
 	waitCandidateGone(t, ns)
 }
 
-// A failed analysis under automatic rollback rolls back. Until the
-// RolloutAnalysis kind lands the analysis step reports Error, which counts
-// as failed.
+// analysisTemplate creates RolloutAnalysis "quality" in ns: one measurement
+// of the local Prometheus, passing when the value is at least 0.9.
+func analysisTemplate(t *testing.T, ns string) {
+	t.Helper()
+	tmpl := &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quality"}, Spec: v1alpha1.RolloutAnalysisSpec{
+		Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "success-rate", SuccessCondition: "result[0] >= 0.9",
+			Provider: v1alpha1.RolloutAnalysisProvider{Prometheus: &v1alpha1.RolloutAnalysisPrometheus{
+				Address: prometheus.URL, Query: `sum(rate(requests{track="candidate",code="ok"}[1m]))`}}}},
+	}}
+	if err := k8s.Create(context.Background(), tmpl); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func analysisStep() v1alpha1.AgentRuntimeRolloutStep {
+	return v1alpha1.AgentRuntimeRolloutStep{Analysis: &v1alpha1.AgentRuntimeRolloutAnalysis{TemplateName: "quality"}}
+}
+
+// A failed analysis under automatic rollback rolls back: the local
+// Prometheus answers 0.5 where the template wants at least 0.9.
 func TestAutomaticRollbackOnFailedAnalysis(t *testing.T) {
 	ns := "rollout-analysis"
-	setup(t, ns, rollout("automatic", setWeight(50),
-		v1alpha1.AgentRuntimeRolloutStep{Analysis: &v1alpha1.AgentRuntimeRolloutAnalysis{TemplateName: "quality"}}, setWeight(100)))
+	promValue.Store("0.5")
+	t.Cleanup(func() { promValue.Store("1") })
+	setup(t, ns, rollout("automatic", setWeight(50), analysisStep(), setWeight(100)))
+	analysisTemplate(t, ns)
 	startCandidate(t, ns)
 	done := waitAgent(t, ns, "the rollback", func(ar *v1alpha1.AgentRuntime) bool {
 		return rolloutReason(ar) == v1alpha1.AgentRuntimeReasonRolloutRolledBack
@@ -380,17 +441,54 @@ func TestAutomaticRollbackOnFailedAnalysis(t *testing.T) {
 	if c := done.Spec.Rollout.Candidate; c == nil || c.PromptPackRef.Version != "1.0.0" {
 		t.Errorf("after rollback: candidate %+v, want 1.0.0", c)
 	}
+	if a := done.Status.Rollout.Analysis; a == nil || a.Phase != "Failed" || a.TemplateName != "quality" {
+		t.Errorf("status.rollout.analysis %+v, want Failed", a)
+	}
+	waitCandidateGone(t, ns)
+}
+
+// A passing analysis lets the canary go on to promotion.
+func TestPassingAnalysisPromotes(t *testing.T) {
+	ns := "rollout-analysis-pass"
+	promValue.Store("0.99")
+	t.Cleanup(func() { promValue.Store("1") })
+	setup(t, ns, rollout("automatic", setWeight(50), analysisStep(), setWeight(100)))
+	analysisTemplate(t, ns)
+	startCandidate(t, ns)
+	done := waitAgent(t, ns, "the promotion", func(ar *v1alpha1.AgentRuntime) bool {
+		return rolloutReason(ar) == v1alpha1.AgentRuntimeReasonRolloutPromoted
+	})
+	if done.Spec.PromptPackRef.Version != "2.0.0" || done.Spec.Rollout.Candidate != nil {
+		t.Errorf("after promotion: promptPackRef %+v candidate %+v", done.Spec.PromptPackRef, done.Spec.Rollout.Candidate)
+	}
+	waitCandidateGone(t, ns)
+}
+
+// An analysis that cannot run (its RolloutAnalysis is missing: Error)
+// counts as failed: automatic rollback.
+func TestAutomaticRollbackOnAnalysisError(t *testing.T) {
+	ns := "rollout-analysis-error"
+	setup(t, ns, rollout("automatic", setWeight(50), analysisStep()))
+	startCandidate(t, ns)
+	done := waitAgent(t, ns, "the rollback", func(ar *v1alpha1.AgentRuntime) bool {
+		return rolloutReason(ar) == v1alpha1.AgentRuntimeReasonRolloutRolledBack
+	})
+	if a := done.Status.Rollout.Analysis; a == nil || a.Phase != "Error" {
+		t.Errorf("status.rollout.analysis %+v, want Error", a)
+	}
 	waitCandidateGone(t, ns)
 }
 
 // Under manual rollback a failed analysis holds the rollout (no rollback).
 func TestManualHoldOnFailedAnalysis(t *testing.T) {
 	ns := "rollout-analysis-manual"
-	setup(t, ns, rollout("manual", setWeight(50),
-		v1alpha1.AgentRuntimeRolloutStep{Analysis: &v1alpha1.AgentRuntimeRolloutAnalysis{TemplateName: "quality"}}))
+	promValue.Store("0.5")
+	t.Cleanup(func() { promValue.Store("1") })
+	setup(t, ns, rollout("manual", setWeight(50), analysisStep()))
+	analysisTemplate(t, ns)
 	startCandidate(t, ns)
 	held := waitAgent(t, ns, "the hold", atStep(1, v1alpha1.AgentRuntimeReasonRolloutAnalysisFailed))
-	if a := held.Status.Rollout.Analysis; a == nil || a.TemplateName != "quality" || (a.Phase != "Error" && a.Phase != "Failed") {
+	if a := held.Status.Rollout.Analysis; a == nil || a.TemplateName != "quality" || a.Phase != "Failed" {
 		t.Errorf("status.rollout.analysis %+v", a)
 	}
 	if held.Spec.Rollout.Candidate.PromptPackRef.Version != "2.0.0" {

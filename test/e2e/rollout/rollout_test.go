@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,6 +148,22 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 			g.Expect(r.StartedAt).NotTo(BeNil())
 			g.Expect(got.Status.ActiveVersion).To(Equal("2.0.0"))
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+
+		By("each transition is an event on the agent")
+		Eventually(func(g Gomega) {
+			list := &eventsv1.EventList{}
+			g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			reasons := map[string]bool{}
+			for _, e := range list.Items {
+				if e.Regarding.Kind == "AgentRuntime" && e.Regarding.Name == "support" {
+					reasons[e.Reason] = true
+				}
+			}
+			for _, r := range []string{agentruntime.EventRolloutStarted, agentruntime.EventRolloutStep,
+				agentruntime.EventRolloutPromoting, agentruntime.EventRolloutPromoted} {
+				g.Expect(reasons).To(HaveKey(r))
+			}
+		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
 
 		By("the candidate Deployment is deleted and the stable one runs 2.0.0")
 		Eventually(func() bool {
