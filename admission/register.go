@@ -19,6 +19,8 @@ var Served = map[string]string{
 	"ArenaJob":     "/validate-omnia-altairalabs-ai-v1alpha1-arenajob",
 	"ArenaRun":     "/validate-omnia-altairalabs-ai-v1alpha1-arenarun",
 	"PromptPack":   "/validate-omnia-altairalabs-ai-v1alpha1-promptpack",
+	// The rollout analysis template (rules/rolloutanalysis.go).
+	"RolloutAnalysis": "/validate-omnia-altairalabs-ai-v1alpha1-rolloutanalysis",
 	// The policy kind's own webhook (policy.go): refuses a policy that
 	// does not compile.
 	PolicyKind: "/validate-omnia-altairalabs-ai-v1alpha1-validationpolicy",
@@ -27,13 +29,14 @@ var Served = map[string]string{
 // Handlers builds the lookup table from kind to its validating handler.
 func Handlers(scheme *runtime.Scheme, cfg *Config) map[string]admission.Handler {
 	return map[string]admission.Handler{
-		"AgentRuntime": NewHandler("AgentRuntime", func() *v1alpha1.AgentRuntime { return &v1alpha1.AgentRuntime{} }, scheme, cfg),
-		"Provider":     NewHandler("Provider", func() *v1alpha1.Provider { return &v1alpha1.Provider{} }, scheme, cfg),
-		"ToolRegistry": NewHandler("ToolRegistry", func() *v1alpha1.ToolRegistry { return &v1alpha1.ToolRegistry{} }, scheme, cfg),
-		"ArenaJob":     NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
-		"ArenaRun":     NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
-		"PromptPack":   NewHandler("PromptPack", func() *v1alpha1.PromptPack { return &v1alpha1.PromptPack{} }, scheme, cfg),
-		PolicyKind:     NewPolicyHandler(scheme, cfg),
+		"AgentRuntime":    NewHandler("AgentRuntime", func() *v1alpha1.AgentRuntime { return &v1alpha1.AgentRuntime{} }, scheme, cfg),
+		"Provider":        NewHandler("Provider", func() *v1alpha1.Provider { return &v1alpha1.Provider{} }, scheme, cfg),
+		"ToolRegistry":    NewHandler("ToolRegistry", func() *v1alpha1.ToolRegistry { return &v1alpha1.ToolRegistry{} }, scheme, cfg),
+		"ArenaJob":        NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
+		"ArenaRun":        NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
+		"PromptPack":      NewHandler("PromptPack", func() *v1alpha1.PromptPack { return &v1alpha1.PromptPack{} }, scheme, cfg),
+		"RolloutAnalysis": NewHandler("RolloutAnalysis", func() *v1alpha1.RolloutAnalysis { return &v1alpha1.RolloutAnalysis{} }, scheme, cfg),
+		PolicyKind:        NewPolicyHandler(scheme, cfg),
 	}
 }
 

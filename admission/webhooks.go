@@ -23,6 +23,7 @@ import (
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenajob,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenajobs,verbs=create;update,versions=v1alpha1,name=varenajob.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-arenarun,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=arenaruns,verbs=create;update,versions=v1alpha1,name=varenarun.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-promptpack,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=promptpacks,verbs=create;update,versions=v1alpha1,name=vpromptpack.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/validate-omnia-altairalabs-ai-v1alpha1-rolloutanalysis,mutating=false,failurePolicy=fail,sideEffects=None,groups=omnia.altairalabs.ai,resources=rolloutanalyses,verbs=create;update,versions=v1alpha1,name=vrolloutanalysis.omnia.altairalabs.ai,admissionReviewVersions=v1,timeoutSeconds=10
 //
 // The policy kind's webhook. ValidationPolicy is cluster-scoped: the API
 // server never skips a webhook for a cluster-scoped object on its

@@ -270,4 +270,39 @@ type AgentRuntimeRolloutAnalysisStatus struct {
 	// message describes the analysis state.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// nextMeasurementAt is when the next measurement is due; unset once
+	// the analysis has finished.
+	// +optional
+	NextMeasurementAt *metav1.Time `json:"nextMeasurementAt,omitempty"`
+	// metrics is each metric's progress, in the template's order.
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Metrics []AgentRuntimeRolloutAnalysisMetricStatus `json:"metrics,omitempty"`
+}
+
+// AgentRuntimeRolloutAnalysisMetricStatus is one metric's progress in a
+// running analysis.
+type AgentRuntimeRolloutAnalysisMetricStatus struct {
+	// name is the metric's name in the template.
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Name string `json:"name"`
+	// measurements is how many measurements were taken.
+	// +optional
+	Measurements int32 `json:"measurements"`
+	// successes is how many measurements met the successCondition.
+	// +optional
+	Successes int32 `json:"successes"`
+	// failures is how many did not (or could not be taken).
+	// +optional
+	Failures int32 `json:"failures"`
+	// lastResult is the last measurement's values, as text (bounded).
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	LastResult string `json:"lastResult,omitempty"`
+	// lastError is why the last measurement failed to be taken; empty when
+	// it was taken.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	LastError string `json:"lastError,omitempty"`
 }

@@ -56,7 +56,7 @@ func (w *warnings) take() []string {
 }
 
 func TestMain(m *testing.M) {
-	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "Provider", "ToolRegistry", "Workspace"}})
+	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"AgentRuntime", "PromptPack", "Provider", "ToolRegistry", "Workspace", "RolloutAnalysis"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

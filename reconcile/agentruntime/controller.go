@@ -72,6 +72,8 @@ type Options struct {
 	Exposure     ExposureOptions
 	ExternalAuth ExternalAuthOptions
 	Async        AsyncOptions
+	// Analysis configures the rollout's analysis step (rollout_analysis.go).
+	Analysis AnalysisOptions
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -85,6 +87,9 @@ type Reconciler struct {
 	// is a stale ScaledObject looked for, so a cluster without KEDA costs
 	// no discovery request per reconcile.
 	kedaServed atomic.Bool
+	// istio caches whether Istio's VirtualService kind is served, for
+	// rollout traffic routing (istio.go).
+	istio istioAvailability
 	// secretKeys remembers the Provider credential Secrets' key names by
 	// resourceVersion (secretkeys.go); nil reads the Secret every time.
 	secretKeys *clusterfacts.SecretKeyCache
@@ -129,6 +134,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	b = r.watchExposure(b, mgr)
 	b = r.watchExternalAuth(b, mgr)
 	b = r.watchAsync(b, mgr)
+	b, err := r.watchAnalysis(b, mgr)
+	if err != nil {
+		return err
+	}
 	return b.Complete(r)
 }
 

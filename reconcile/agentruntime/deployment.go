@@ -102,7 +102,7 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 			},
 			RevisionHistoryLimit: ptr.To(revisionHistoryLimit),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(ar), Annotations: podAnnotations(ar)},
+				ObjectMeta: metav1.ObjectMeta{Labels: stablePodLabels(ar), Annotations: podAnnotations(ar)},
 				Spec:       pod,
 			},
 		},
@@ -263,4 +263,14 @@ func probe(h corev1.ProbeHandler) *corev1.Probe {
 		SuccessThreshold: 1,
 		FailureThreshold: 3,
 	}
+}
+
+// stablePodLabels are podLabels plus LabelRolloutTrack=RolloutTrackStable
+// (not in the selector: the stable Deployment's selector is immutable). A
+// rollout candidate's Deployment (CandidateDeployment) relabels its copy
+// RolloutTrackCandidate.
+func stablePodLabels(ar *v1alpha1.AgentRuntime) map[string]string {
+	l := podLabels(ar)
+	l[LabelRolloutTrack] = RolloutTrackStable
+	return l
 }

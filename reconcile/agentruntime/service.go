@@ -28,9 +28,15 @@ func Service(ar *v1alpha1.AgentRuntime) *corev1.Service {
 			Protocol:   corev1.ProtocolTCP,
 		})
 	}
+	om := objectMeta(ar, ServiceName(ar))
+	if w := WaypointOf(ar); w != "" {
+		// Istio ambient: the waypoint applies the rollout's L7 split
+		// (spec.rollout.trafficRouting.mesh.waypoint).
+		om.Labels[WaypointLabel] = w
+	}
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: objectMeta(ar, ServiceName(ar)),
+		ObjectMeta: om,
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: SelectorLabels(ar),

@@ -86,6 +86,12 @@ func StartCluster(opts Options, dir string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Istio {
+		if err := InstallIstioCRDs(env.Config); err != nil {
+			_ = env.Stop()
+			return nil, err
+		}
+	}
 	comps, err := StartComponents(env, dir)
 	if err != nil {
 		_ = env.Stop()

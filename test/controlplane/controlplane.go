@@ -36,6 +36,10 @@ type Options struct {
 	// (--excluded-namespace): one value for both. Empty means
 	// admission.DefaultExcludedNamespace.
 	ExcludedNamespace string
+	// Istio installs Istio's CRDs (InstallIstioCRDs) in a StartCluster
+	// cluster before anything runs on it, so the operator starts with the
+	// mesh available (rollout trafficRouting mode mesh).
+	Istio bool
 }
 
 // excludedNamespace returns the namespace the webhooks skip.

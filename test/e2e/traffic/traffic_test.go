@@ -1,0 +1,187 @@
+package traffic
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/rules"
+)
+
+const (
+	eventually = 2 * time.Minute
+	poll       = 100 * time.Millisecond
+)
+
+// createPromptPack creates PromptPack packName@version with its ConfigMap
+// and waits for the operator to report it Ready.
+func createPromptPack(ns, packName, version string) {
+	ctx := context.Background()
+	name := packName + "-" + version
+	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
+	})).To(Succeed())
+	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
+		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
+			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
+	})).To(Succeed())
+	Eventually(func(g Gomega) {
+		p := &v1alpha1.PromptPack{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
+		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
+	}).WithTimeout(eventually).WithPolling(250*time.Millisecond).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
+}
+
+// routing reads the operator's VirtualService or DestinationRule of the agent.
+func routing(ctx context.Context, gvk string, key client.ObjectKey) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if gvk == "VirtualService" {
+		u.SetGroupVersionKind(agentruntime.VirtualServiceGVK)
+	} else {
+		u.SetGroupVersionKind(agentruntime.DestinationRuleGVK)
+	}
+	return u, k8sClient.Get(ctx, key, u)
+}
+
+// weights maps subset to weight on the VirtualService's one route.
+func weights(g Gomega, vs *unstructured.Unstructured) map[string]int64 {
+	http, _, _ := unstructured.NestedSlice(vs.Object, "spec", "http")
+	g.Expect(http).To(HaveLen(1))
+	out := map[string]int64{}
+	for _, d := range http[0].(map[string]any)["route"].([]any) {
+		subset, _, _ := unstructured.NestedString(d.(map[string]any), "destination", "subset")
+		w, _, _ := unstructured.NestedInt64(d.(map[string]any), "weight")
+		out[subset] = w
+	}
+	return out
+}
+
+var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
+	It("routes the step's weight through the operator's VirtualService (mode mesh) and removes it when the rollout ends", func() {
+		ctx := context.Background()
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "traffic-"}}
+		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
+		ns := nsObj.Name
+		createPromptPack(ns, "support-pack", "1.0.0")
+		createPromptPack(ns, "support-pack", "2.0.0")
+
+		ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"}, Spec: v1alpha1.AgentRuntimeSpec{
+			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+			PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "1.0.0"},
+			Rollout: &v1alpha1.AgentRuntimeRollout{
+				Steps: []v1alpha1.AgentRuntimeRolloutStep{
+					{SetWeight: ptr.To[int32](30)},
+					{Pause: &v1alpha1.AgentRuntimeRolloutPause{}},
+				},
+				StickySession:  &v1alpha1.AgentRuntimeRolloutStickySession{HashOn: "x-user-id"},
+				TrafficRouting: &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mesh: &v1alpha1.AgentRuntimeRolloutMesh{Waypoint: "agents-waypoint"}},
+			},
+		}}
+		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		key := client.ObjectKeyFromObject(ar)
+		Eventually(func(g Gomega) {
+			got := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
+		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
+
+		By("the agent Service carries the waypoint label")
+		svc := &corev1.Service{}
+		Expect(k8sClient.Get(ctx, key, svc)).To(Succeed())
+		Expect(svc.Labels).To(HaveKeyWithValue(agentruntime.WaypointLabel, "agents-waypoint"))
+
+		By("setting the candidate to 2.0.0")
+		Eventually(func() error {
+			got := &v1alpha1.AgentRuntime{}
+			if err := k8sClient.Get(ctx, key, got); err != nil {
+				return err
+			}
+			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
+				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "2.0.0"}}
+			return k8sClient.Update(ctx, got)
+		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
+
+		By("the operator's VirtualService sends 30% to the canary subset; status.rollout says mesh, enforced")
+		host := "support." + ns + ".svc.cluster.local"
+		Eventually(func(g Gomega) {
+			vs, err := routing(ctx, "VirtualService", key)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(weights(g, vs)).To(Equal(map[string]int64{"stable": 70, "canary": 30}))
+			hosts, _, _ := unstructured.NestedStringSlice(vs.Object, "spec", "hosts")
+			g.Expect(hosts).To(Equal([]string{host}))
+			g.Expect(vs.GetLabels()).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
+			dr, err := routing(ctx, "DestinationRule", key)
+			g.Expect(err).NotTo(HaveOccurred())
+			h, _, _ := unstructured.NestedString(dr.Object, "spec", "trafficPolicy", "loadBalancer", "consistentHash", "httpHeaderName")
+			g.Expect(h).To(Equal("x-user-id"))
+			got := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			r := got.Status.Rollout
+			g.Expect(r).NotTo(BeNil())
+			g.Expect(r.Active).To(BeTrue())
+			g.Expect(r.CurrentWeight).To(Equal(ptr.To[int32](30)))
+			g.Expect(r.TrafficRoutingMode).To(Equal(agentruntime.TrafficModeMesh))
+			g.Expect(r.TrafficWeightEnforced).To(Equal(ptr.To(true)))
+			c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(string(c.Status) + "/" + c.Reason).To(Equal("True/" + agentruntime.ReasonMeshRouting))
+		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+
+		By("rolling back by hand (candidate equal to the spec): the VirtualService and DestinationRule are removed")
+		Eventually(func() error {
+			got := &v1alpha1.AgentRuntime{}
+			if err := k8sClient.Get(ctx, key, got); err != nil {
+				return err
+			}
+			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
+				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "1.0.0"}}
+			return k8sClient.Update(ctx, got)
+		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
+		Eventually(func(g Gomega) {
+			_, err := routing(ctx, "VirtualService", key)
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "VirtualService: %v", err)
+			_, err = routing(ctx, "DestinationRule", key)
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "DestinationRule: %v", err)
+			got := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(got.Status.Rollout.Active).To(BeFalse())
+		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+	})
+})
+
+var _ = Describe("RolloutAnalysis admission", func() {
+	It("refuses a successCondition that does not compile and a query naming an undeclared argument, and admits a valid template", func() {
+		ctx := context.Background()
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "analysis-"}}
+		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
+		tmpl := func(name, cond, query string) *v1alpha1.RolloutAnalysis {
+			return &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: nsObj.Name, Name: name}, Spec: v1alpha1.RolloutAnalysisSpec{
+				Args: []v1alpha1.RolloutAnalysisArg{{Name: "agent", Value: ptr.To("support")}},
+				Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "ok", SuccessCondition: cond,
+					Provider: v1alpha1.RolloutAnalysisProvider{Prometheus: &v1alpha1.RolloutAnalysisPrometheus{
+						Address: "http://prometheus.monitoring.svc:9090", Query: query}}}},
+			}}
+		}
+		err := k8sClient.Create(ctx, tmpl("bad-cond", "result[0] >", `up{agent="{{args.agent}}"}`))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/success-condition-compiles] spec.metrics[0].successCondition"))
+		err = k8sClient.Create(ctx, tmpl("bad-arg", "result[0] > 0.0", `up{zone="{{args.zone}}"}`))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/query-args-declared]"))
+		Expect(k8sClient.Create(ctx, tmpl("good", "result.size() > 0 && result[0] > 0.0", `up{agent="{{args.agent}}"}`))).To(Succeed())
+	})
+})
