@@ -15,22 +15,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/deploy/auth"
-	"github.com/altairalabs/omnia/deploy/server"
 )
 
-// The routes, on the deploy API's listener (server.Options.Catalog).
+// The routes, on the deploy API's listener (deploy/server Options.Catalog, mounted at its CatalogPrefix).
 const (
-	RoutePrefix   = server.CatalogPrefix
+	RoutePrefix   = "/api/v1/workspaces/{workspace}/catalog/"
 	RouteOverview = "GET /api/v1/workspaces/{workspace}/catalog/overview"
 	RouteSearch   = "GET /api/v1/workspaces/{workspace}/catalog/search"
 	RouteGet      = "GET /api/v1/workspaces/{workspace}/catalog/get"
 )
 
-// Defaults of Options, the deploy API's.
+// Defaults of Options: the deploy API's (deploy/server), which the
+// operator passes on (deployapi_catalog.go).
 const (
-	DefaultMaxInFlightPerCaller = server.DefaultMaxInFlightPerCaller
-	DefaultRetryAfter           = server.DefaultRetryAfter
+	DefaultMaxInFlightPerCaller = 4
+	DefaultRetryAfter           = time.Second
 )
+
+// ErrorBody is every error answer's body: the deploy API's shape
+// (server.ErrorBody), declared here so the catalog does not depend on the
+// deploy API's packages; handler_test.go pins the two together.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
 
 // Options configure the handler.
 type Options struct {
@@ -90,7 +97,7 @@ type response struct {
 }
 
 func fail(status int, msg string) response {
-	return response{status: status, body: server.ErrorBody{Error: msg}}
+	return response{status: status, body: ErrorBody{Error: msg}}
 }
 
 // routeFunc answers a route from the workspace's index.
@@ -232,7 +239,7 @@ func writeJSON(w http.ResponseWriter, resp response) {
 	data, err := json.Marshal(resp.body)
 	if err != nil {
 		resp.status, resp.header = http.StatusInternalServerError, nil
-		data, _ = json.Marshal(server.ErrorBody{Error: "encoding the response failed"})
+		data, _ = json.Marshal(ErrorBody{Error: "encoding the response failed"})
 	}
 	for k, vs := range resp.header {
 		for _, v := range vs {

@@ -106,9 +106,9 @@ var rooms = []room{
 	{
 		// The workspace catalog: pure index and ranking over objects, read
 		// from the cache through a client.Reader, served on the deploy
-		// API's listener with its token verifier and error body.
+		// API's listener with its token verifier.
 		pkg:        "deploy/catalog",
-		allowedOwn: []string{"api/", "deploy/auth", "deploy/server"},
+		allowedOwn: []string{"api/", "deploy/auth"},
 	},
 	{
 		pkg:        "policies",
