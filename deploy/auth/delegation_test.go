@@ -17,7 +17,9 @@ func TestVerifyDelegation(t *testing.T) {
 	es := signer("ES256")
 	other := authtest.MustSigner("k-untrusted", "ES256")
 	v := &auth.Verifier{Keys: keySet(t, es), Now: func() time.Time { return now }}
-	good := func() auth.DelegationClaims { return authtest.DelegationClaims("alice", "acme-ns/support", "acme", now) }
+	good := func() auth.DelegationClaims {
+		return authtest.DelegationClaims("alice", "acme-ns/support", "acme", now)
+	}
 
 	d, err := v.VerifyDelegation(mint(t, es, good()), "acme")
 	if err != nil {

@@ -24,6 +24,11 @@ type Entry struct {
 	// out of overview and search and still answered by get.
 	Hidden bool
 	Detail any
+
+	// The lower-cased name and the words of name and description, made
+	// once by Build so a search does not split every entry again.
+	lowerName            string
+	nameWords, descWords []string
 }
 
 // Group is a tool registry or skill source an agent can narrow a search by.

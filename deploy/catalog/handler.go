@@ -57,8 +57,9 @@ type Options struct {
 
 // Handler serves the catalog's three routes.
 type Handler struct {
-	opts Options
-	mux  *http.ServeMux
+	opts   Options
+	mux    *http.ServeMux
+	loader *Loader
 
 	mu       sync.Mutex
 	inFlight map[string]int
@@ -78,7 +79,7 @@ func NewHandler(opts Options) (*Handler, error) {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = DefaultRetryAfter
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), inFlight: map[string]int{}}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), loader: &Loader{Reader: opts.Reader}, inFlight: map[string]int{}}
 	h.mux.Handle(RouteOverview, h.guard(h.overview))
 	h.mux.Handle(RouteSearch, h.guard(h.search))
 	h.mux.Handle(RouteGet, h.guard(h.get))
@@ -133,7 +134,7 @@ func (h *Handler) guard(route routeFunc) http.Handler {
 			return
 		}
 		defer release()
-		load := func() (*Index, error) { return Load(r.Context(), h.opts.Reader, workspace) }
+		load := func() (*Index, error) { return h.loader.Load(r.Context(), workspace) }
 		writeJSON(w, route(r, load))
 	})
 }

@@ -43,9 +43,9 @@ func ParseID(id string) (Kind, error) {
 	group, name, slash := strings.Cut(rest, "/")
 	switch {
 	case perGroup(k) && (!slash || group == "" || name == ""):
-		return "", fmt.Errorf("malformed id: a %s id is %s:<%s>/<name>", k, k, groupOfKind(k))
+		return "", fmt.Errorf("malformed id: %s ids are %s:<%s>/<name>", k, k, groupOfKind(k))
 	case !perGroup(k) && slash:
-		return "", fmt.Errorf("malformed id: a %s id is %s:<name>, without '/'", k, k)
+		return "", fmt.Errorf("malformed id: %s ids are %s:<name>, without '/'", k, k)
 	}
 	return k, nil
 }

@@ -158,7 +158,9 @@ func newIndex(entries []Entry, groups []Group) *Index {
 	ix.Groups = groups[:min(len(groups), MaxGroups)]
 	ix.byID = make(map[string]int, len(ix.Entries))
 	count := map[string]int{}
-	for i, e := range ix.Entries {
+	for i := range ix.Entries {
+		e := &ix.Entries[i]
+		e.lowerName, e.nameWords, e.descWords = strings.ToLower(e.Name), words(e.Name), words(e.Description)
 		ix.byID[e.ID] = i
 		if e.Group != "" && !e.Hidden {
 			count[e.Group]++

@@ -92,7 +92,7 @@ func (ix *Index) Search(p SearchParams) (SearchResult, error) {
 		}
 		var s score
 		if q.text != "" {
-			if s = q.scoreEntry(e.Name, e.Description); s.zero() {
+			if s = q.scoreEntry(e); s.zero() {
 				continue
 			}
 		}

@@ -67,15 +67,13 @@ func words(s string) []string {
 }
 
 // scoreEntry scores one entry's name and description.
-func (q query) scoreEntry(name, description string) score {
-	n := strings.ToLower(name)
-	s := score{exact: n == q.text, prefix: strings.HasPrefix(n, q.text)}
-	nameWords, descWords := words(name), words(description)
+func (q query) scoreEntry(e *Entry) score {
+	s := score{exact: e.lowerName == q.text, prefix: strings.HasPrefix(e.lowerName, q.text)}
 	for _, w := range q.words {
-		if anyPrefixed(nameWords, w) {
+		if anyPrefixed(e.nameWords, w) {
 			s.nameW++
 		}
-		if anyPrefixed(descWords, w) {
+		if anyPrefixed(e.descWords, w) {
 			s.descW++
 		}
 	}
