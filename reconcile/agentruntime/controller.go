@@ -72,6 +72,9 @@ type Options struct {
 	Exposure     ExposureOptions
 	ExternalAuth ExternalAuthOptions
 	Async        AsyncOptions
+
+	// Platform renders platform handlers' tools (platform_tools.go).
+	Platform PlatformOptions
 }
 
 // Reconciler reconciles AgentRuntimes.

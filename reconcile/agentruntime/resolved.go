@@ -82,6 +82,10 @@ type Resolved struct {
 	// queue backend: async stays off in the pod (AsyncInvocationReady
 	// QueueBackendMissing) even where facades[].async.enabled is true.
 	AsyncQueue *AsyncQueue
+
+	// PlatformTools are the agent's ToolRegistry's rendered platform tools
+	// (platform_tools.go), given to the runtime as OMNIA_PLATFORM_TOOLS.
+	PlatformTools []PlatformTool
 }
 
 // ResolvedPromptPack is the PromptPack an agent resolved to.

@@ -13,15 +13,19 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/auth"
 	"github.com/altairalabs/omnia/deploy/auth/authtest"
 	"github.com/altairalabs/omnia/deploy/catalog"
+	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -40,11 +44,17 @@ var hiddenLabels = map[string]string{catalog.HiddenLabel: "true"}
 // httpTool is an http handler declaring one tool.
 func httpTool(name, desc, endpoint string) v1alpha1.ToolRegistryHandler {
 	return v1alpha1.ToolRegistryHandler{
-		Name: name, Type: v1alpha1.ToolRegistryHandlerTypeHTTP,
+		Name: strings.ReplaceAll(name, "_", "-"), Type: v1alpha1.ToolRegistryHandlerTypeHTTP,
 		HTTPConfig: &v1alpha1.ToolRegistryHTTPConfig{Endpoint: endpoint},
 		Tool: &v1alpha1.ToolRegistryToolDefinition{Name: name, Description: desc,
 			InputSchema: runtime.RawExtension{Raw: []byte(`{"type":"object","properties":{"number":{"type":"string"}}}`)}},
 	}
+}
+
+// platformHandler is a platform handler exposing svc.
+func platformHandler(svc v1alpha1.ToolRegistryPlatformService) v1alpha1.ToolRegistryHandler {
+	return v1alpha1.ToolRegistryHandler{Name: "catalog", Type: v1alpha1.ToolRegistryHandlerTypePlatform,
+		Platform: &v1alpha1.ToolRegistryPlatformConfig{Service: svc}}
 }
 
 // catalogPath is .../workspaces/<ws>/catalog/<route>?<query>.
@@ -103,6 +113,12 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "billing"}, Spec: v1alpha1.ToolRegistrySpec{Handlers: handlers}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "internal", Labels: hiddenLabels},
 				Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{httpTool("wipe", "Wipe an invoice", base+"wipe")}}},
+			// The agent's registry: a discovery handler (hidden, so the
+			// counts above stay the billing registry's).
+			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "discovery", Labels: hiddenLabels},
+				Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{platformHandler(v1alpha1.ToolRegistryPlatformServiceDiscovery)}}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "arena", Labels: hiddenLabels},
+				Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{platformHandler(v1alpha1.ToolRegistryPlatformServiceArena)}}},
 		} {
 			Expect(k8sClient.Create(ctx, o)).To(Succeed())
 		}
@@ -122,7 +138,12 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1.0.0"}}},
 		})).To(Succeed())
 		Expect(k8sClient.Create(ctx, &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"},
-			Spec: v1alpha1.AgentRuntimeSpec{Facades: []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}}}})).To(Succeed())
+			Spec: v1alpha1.AgentRuntimeSpec{
+				PromptPackRef:   &v1alpha1.AgentRuntimePromptPackRef{Name: "support", Version: "1.0.0"},
+				Providers:       v1alpha1.AgentRuntimeProviders{{Name: "default", ProviderRef: v1alpha1.NamespacedObjectReference{Name: "mock-a"}}},
+				ToolRegistryRef: &v1alpha1.NamespacedObjectReference{Name: "discovery"},
+				Facades:         []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+			}})).To(Succeed())
 
 		// The registries' controller writes the discovered tools; the
 		// catalog reads them from the operator's cache.
@@ -287,5 +308,44 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		r = call(http.MethodPost, catalogPath(ws, "search", nil), delegation(ws))
 		Expect(r.status).To(Equal(http.StatusMethodNotAllowed))
 		Expect(errorOf(r)).To(Equal("the catalog's routes take GET only"))
+	})
+
+	It("renders a discovery handler's three tools into the agent's runtime, with the workspace's catalog URLs", func() {
+		ctx := context.Background()
+		Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
+			var tools []agentruntime.PlatformTool
+			for _, c := range d.Spec.Template.Spec.Containers {
+				if c.Name != agentruntime.ContainerRuntime {
+					continue
+				}
+				for _, e := range c.Env {
+					if e.Name == agentruntime.EnvPlatformTools {
+						g.Expect(json.Unmarshal([]byte(e.Value), &tools)).To(Succeed())
+					}
+				}
+			}
+			g.Expect(tools).To(HaveLen(3))
+			for i, name := range []string{"catalog_overview", "catalog_search", "catalog_get"} {
+				route := strings.TrimPrefix(name, "catalog_")
+				g.Expect(tools[i].Name).To(Equal(name))
+				g.Expect(tools[i].Method).To(Equal(http.MethodGet))
+				g.Expect(tools[i].URL).To(Equal(platformURL + "/api/v1/workspaces/" + ws + "/catalog/" + route))
+				g.Expect(tools[i].DelegationAudience).To(Equal(auth.WorkspaceAudience(ws)))
+			}
+		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+	})
+
+	It("reports a registry declaring the arena service on HandlersValid", func() {
+		Eventually(func(g Gomega) {
+			tr := &v1alpha1.ToolRegistry{}
+			g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "arena"}, tr)).To(Succeed())
+			c := meta.FindStatusCondition(tr.Status.Conditions, v1alpha1.ToolRegistryConditionHandlersValid)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(rules.ToolRegistryReasonValidationFailed))
+			g.Expect(c.Message).To(ContainSubstring("[toolregistry/platform-service-served] spec.handlers[0].platform.service"))
+		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 	})
 })

@@ -39,14 +39,16 @@ import (
 )
 
 var (
-	cluster    *controlplane.Cluster
-	operator   *controlplane.Operator
-	k8sClient  client.Client
-	logDir     string
-	signer     *authtest.Signer
-	apiAddr    string
-	httpClient *http.Client
-	anyFailed  bool
+	cluster   *controlplane.Cluster
+	operator  *controlplane.Operator
+	k8sClient client.Client
+	logDir    string
+	signer    *authtest.Signer
+	apiAddr   string
+	// platformURL is the operator's --platform-api-url: its own listener.
+	platformURL string
+	httpClient  *http.Client
+	anyFailed   bool
 )
 
 var _ = ReportAfterEach(func(r SpecReport) {
@@ -74,8 +76,9 @@ var _ = BeforeSuite(func() {
 	port, err := controlplane.FreePort()
 	Expect(err).NotTo(HaveOccurred())
 	apiAddr = "127.0.0.1:" + strconv.Itoa(port)
+	platformURL = "https://" + apiAddr
 	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir,
-		"--deploy-api-bind-address", apiAddr, "--deploy-api-jwks-file", jwks)
+		"--deploy-api-bind-address", apiAddr, "--deploy-api-jwks-file", jwks, "--platform-api-url", platformURL)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
