@@ -48,6 +48,10 @@ func (l *Loader) Load(ctx context.Context, workspace string) (*Index, error) {
 		return nil, fmt.Errorf("reading Workspace %q: %w", workspace, err)
 	}
 	ns := ws.Spec.Namespace.Name
+	if ns == "" {
+		// Never list with an empty namespace: that is every namespace.
+		return nil, fmt.Errorf("%w: Workspace %q names no namespace", ErrWorkspaceNotFound, workspace)
+	}
 	opts := []client.ListOption{client.InNamespace(ns), client.UnsafeDisableDeepCopy}
 	var (
 		trs v1alpha1.ToolRegistryList
