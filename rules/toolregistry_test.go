@@ -552,6 +552,7 @@ func TestToolRegistryRuleMetadata(t *testing.T) {
 		"toolregistry/endpoint-address":                     {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
 		"toolregistry/duration-format":                      deny,
 		"toolregistry/retry-backoff-order":                  {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
+		"toolregistry/platform-service-served":              {StageAdmission, SeverityWarn, "HandlersValid", "ValidationFailed"},
 	}
 	for id, w := range want {
 		r, ok := Default.Lookup(id)

@@ -101,40 +101,9 @@ type Verifier struct {
 // a workspace and a namespace that is a DNS label. Errors wrap
 // ErrUnauthenticated or ErrForbidden.
 func (v *Verifier) Verify(token string) (Caller, error) {
-	leeway := v.Leeway
-	if leeway == 0 {
-		leeway = DefaultLeeway
-	}
-	opts := []jwt.ParserOption{
-		jwt.WithValidMethods(allAlgorithms),
-		jwt.WithAudience(Audience),
-		jwt.WithExpirationRequired(),
-		jwt.WithLeeway(leeway),
-		jwt.WithIssuedAt(),
-	}
-	if v.Issuer != "" {
-		opts = append(opts, jwt.WithIssuer(v.Issuer))
-	}
-	if v.Now != nil {
-		opts = append(opts, jwt.WithTimeFunc(v.Now))
-	}
 	var c Claims
-	_, err := jwt.NewParser(opts...).ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		if kid == "" {
-			return nil, errors.New("the token names no kid")
-		}
-		key, ok := v.Keys.Key(kid)
-		if !ok {
-			return nil, fmt.Errorf("no trusted key has kid %q", kid)
-		}
-		if alg := t.Method.Alg(); !slices.Contains(key.Algorithms, alg) {
-			return nil, fmt.Errorf("alg %s does not suit key %q (accepted: %v)", alg, kid, key.Algorithms)
-		}
-		return key.Public, nil
-	})
-	if err != nil {
-		return Caller{}, fmt.Errorf("%w: %v", ErrUnauthenticated, err)
+	if err := v.parse(token, Audience, &c); err != nil {
+		return Caller{}, err
 	}
 	if !c.Role.Valid() {
 		return Caller{}, fmt.Errorf("%w: role %q is none of %v", ErrForbidden, c.Role, roleOrder)
@@ -156,6 +125,50 @@ func (c Caller) Authorize(workspace string, min Role) error {
 	}
 	if !c.Role.AtLeast(min) {
 		return fmt.Errorf("%w: role %s, %s or higher required", ErrForbidden, c.Role, min)
+	}
+	return nil
+}
+
+// parse verifies a compact JWS token into claims: a kid present in the key
+// set, an algorithm that key's type allows (pinned: never the token's
+// choice), audience aud, an exp in the future, no nbf or iat in the future
+// (with the leeway) and the configured issuer. Every failure wraps
+// ErrUnauthenticated. The deploy API's tokens and the catalog's delegation
+// tokens (delegation.go) differ only in audience and claims.
+func (v *Verifier) parse(token, aud string, claims jwt.Claims) error {
+	leeway := v.Leeway
+	if leeway == 0 {
+		leeway = DefaultLeeway
+	}
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods(allAlgorithms),
+		jwt.WithAudience(aud),
+		jwt.WithExpirationRequired(),
+		jwt.WithLeeway(leeway),
+		jwt.WithIssuedAt(),
+	}
+	if v.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(v.Issuer))
+	}
+	if v.Now != nil {
+		opts = append(opts, jwt.WithTimeFunc(v.Now))
+	}
+	_, err := jwt.NewParser(opts...).ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		if kid == "" {
+			return nil, errors.New("the token names no kid")
+		}
+		key, ok := v.Keys.Key(kid)
+		if !ok {
+			return nil, fmt.Errorf("no trusted key has kid %q", kid)
+		}
+		if alg := t.Method.Alg(); !slices.Contains(key.Algorithms, alg) {
+			return nil, fmt.Errorf("alg %s does not suit key %q (accepted: %v)", alg, kid, key.Algorithms)
+		}
+		return key.Public, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnauthenticated, err)
 	}
 	return nil
 }

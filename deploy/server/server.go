@@ -28,6 +28,8 @@ const (
 	RouteDeployments = "POST /api/v1/workspaces/{workspace}/deployments"
 	RoutePlan        = "POST /api/v1/workspaces/{workspace}/deploy/plan"
 	RouteProfile     = "GET /api/v1/workspaces/{workspace}/deploy-profile"
+	// CatalogPrefix is where Options.Catalog is mounted.
+	CatalogPrefix = "/api/v1/workspaces/{workspace}/catalog/"
 )
 
 // Defaults of Options.
@@ -67,6 +69,11 @@ type Options struct {
 	// Deployer and Planner answer their routes; nil answers 501.
 	Deployer Deployer
 	Planner  Planner
+	// Catalog, when set, serves the workspace catalog's routes
+	// (GET .../workspaces/{workspace}/catalog/...; deploy/catalog) on this
+	// listener. It does its own token check: a delegation token for the
+	// workspace, not a deploy API token.
+	Catalog http.Handler
 	// APIEndpoint is the deploy profile's api_endpoint: the URL clients
 	// reach this API at. Empty when not configured.
 	APIEndpoint string
@@ -114,6 +121,9 @@ func New(opts Options) (*Handler, error) {
 	h.mux.Handle(RouteDeployments, h.guard(auth.RoleEditor, true, h.deployments))
 	h.mux.Handle(RoutePlan, h.guard(auth.RoleEditor, true, h.plan))
 	h.mux.Handle(RouteProfile, h.guard(auth.RoleViewer, false, h.profile))
+	if opts.Catalog != nil {
+		h.mux.Handle(CatalogPrefix, opts.Catalog)
+	}
 	return h, nil
 }
 

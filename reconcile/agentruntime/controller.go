@@ -74,6 +74,9 @@ type Options struct {
 	Async        AsyncOptions
 	// Analysis configures the rollout's analysis step (rollout_analysis.go).
 	Analysis AnalysisOptions
+
+	// Platform renders platform handlers' tools (platform_tools.go).
+	Platform PlatformOptions
 }
 
 // Reconciler reconciles AgentRuntimes.

@@ -48,6 +48,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 		}
 	}
 	resolveReferences(ar, facts, &plan.res, in)
+	plan.res.PlatformTools = r.resolvePlatformTools(ar, facts)
 	plan.res.ScaleToZero = capabilitiesScaleToZero(findings)
 	applyWorkspaceQuota(ar, facts, &plan, in)
 	resolveAutoscaling(ar, facts, &plan.res)

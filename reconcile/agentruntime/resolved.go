@@ -87,6 +87,9 @@ type Resolved struct {
 	// it holds the current issuer's JWKS (externalauth.go); empty before,
 	// and without externalAuth.oidc: the facade then runs without oidc.
 	OIDCJWKSSecret string
+	// PlatformTools are the agent's ToolRegistry's rendered platform tools
+	// (platform_tools.go), given to the runtime as OMNIA_PLATFORM_TOOLS.
+	PlatformTools []PlatformTool
 }
 
 // ResolvedPromptPack is the PromptPack an agent resolved to.

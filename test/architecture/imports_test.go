@@ -104,6 +104,13 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		// The workspace catalog: pure index and ranking over objects, read
+		// from the cache through a client.Reader, served on the deploy
+		// API's listener with its token verifier.
+		pkg:        "deploy/catalog",
+		allowedOwn: []string{"api/", "deploy/auth"},
+	},
+	{
 		pkg:        "policies",
 		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
 		allowedOwn: []string{"api/", "config/crd", "rules", "licensing"},

@@ -162,3 +162,18 @@ func WriteJWKS(path string, signers ...*Signer) error {
 	}
 	return os.WriteFile(path, data, 0o600)
 }
+
+// DelegationClaims builds the claims of a catalog delegation token for
+// workspace, valid from now for five minutes.
+func DelegationClaims(subject, agent, workspace string, now time.Time) auth.DelegationClaims {
+	return auth.DelegationClaims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   subject,
+			Audience:  jwt.ClaimStrings{auth.WorkspaceAudience(workspace)},
+			IssuedAt:  jwt.NewNumericDate(now),
+			NotBefore: jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute)),
+		},
+		Agent: agent,
+	}
+}
