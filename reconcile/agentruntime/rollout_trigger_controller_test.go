@@ -92,12 +92,20 @@ func TestReconcileRolloutTrigger(t *testing.T) {
 
 	// Rollback reverts the candidate to the spec: the idle agent gets the
 	// next newer version, 1.2.0, not 1.1.0 again.
+	// The first reconcile after the revert ends the running rollout (the
+	// step machine's abort: status.rollout.active false); the next one
+	// finds the agent idle and triggers.
 	setCandidateVersion(t, key, "1.0.0")
+	reconcileAgent(t, r, key)
+	if v := candidateVersion(t, key); v != "1.0.0" {
+		t.Fatalf("candidate %q while the reverted rollout was still active, want 1.0.0 (the trigger waits for it to end)", v)
+	}
 	reconcileAgent(t, r, key)
 	if v := candidateVersion(t, key); v != "1.2.0" {
 		t.Fatalf("candidate %q after 1.1.0 was rolled back, want 1.2.0", v)
 	}
 	setCandidateVersion(t, key, "1.0.0")
+	reconcileAgent(t, r, key)
 	reconcileAgent(t, r, key)
 	if v := candidateVersion(t, key); v != "1.0.0" {
 		t.Fatalf("candidate %q after 1.2.0 was rolled back with nothing newer, want 1.0.0 (idle)", v)
