@@ -53,10 +53,12 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 
 # OPEN_CORE=1 starts `make run` without its development licence.
 OPEN_CORE ?=
+# ISTIO=1 also installs Istio's CRDs in `make run`'s cluster.
+ISTIO ?=
 
 .PHONY: run
 run: control-plane redis ## Start the local cluster under .local/ (API server, controllers, scheduler, kwok node), install CRDs and a development licence, run the operator, serve until interrupted (OPEN_CORE=1: no licence).
-	hack/run-local.sh $(if $(OPEN_CORE),--open-core)
+	hack/run-local.sh $(if $(OPEN_CORE),--open-core) $(if $(ISTIO),--istio)
 
 .PHONY: test
 test: control-plane redis verify-generated lint fuzz-smoke ## Everything CI runs.

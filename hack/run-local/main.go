@@ -46,6 +46,8 @@ func run() error {
 	stateDir := flag.String("state-dir", ".local", "directory holding etcd data, API server certificates and the kubeconfig (relative to the repository root unless absolute)")
 	operatorBin := flag.String("operator", "bin/omnia-operator", "the omnia-operator binary (relative to the repository root unless absolute)")
 	openCore := flag.Bool("open-core", false, "start without the development licence (make run OPEN_CORE=1): the open-core licence applies")
+	gatewayAPI := flag.Bool("gateway-api", true, "install the Gateway API's CRDs (from sigs.k8s.io/gateway-api's module), so facades[].expose can create HTTPRoutes")
+	istio := flag.Bool("istio", false, "install Istio's CRDs (from istio.io/api's module; make run ISTIO=1): rollouts then resolve an unset trafficRouting.mode to mesh")
 	flag.Parse()
 
 	root, err := controlplane.RepoRoot()
@@ -117,6 +119,18 @@ func run() error {
 	}
 	defer comps.Stop()
 	componentExited := comps.Exited()
+	// Third-party CRDs the operator uses when served; installed before the
+	// operator starts, which looks for them once at startup.
+	if *gatewayAPI {
+		if err := controlplane.InstallGatewayAPICRDs(env.Config); err != nil {
+			return err
+		}
+	}
+	if *istio {
+		if err := controlplane.InstallIstioCRDs(env.Config); err != nil {
+			return err
+		}
+	}
 
 	kubeconfig, err := controlplane.AdminKubeconfig(env, "omnia-admin")
 	if err != nil {
