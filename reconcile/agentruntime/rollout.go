@@ -124,18 +124,14 @@ func promoteAnnotationChanged() predicate.Funcs {
 }
 
 // setRolloutStatus sets status.rollout and the RolloutActive condition from
-// what applyRollout did (nothing when it did not run), then the traffic
-// part (setTrafficRoutingStatus: TrafficRouting, trafficRoutingMode,
-// trafficWeightEnforced) from what routeTraffic did.
+// what applyRollout did; nothing when it did not run. The traffic part
+// (TrafficRouting, trafficRoutingMode, trafficWeightEnforced) follows in
+// computeStatus: setTrafficRoutingStatus with in.rollout.trafficOutcome().
 func setRolloutStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, in statusInput) {
-	out := in.rollout
-	var traffic *trafficOutcome
-	if out != nil {
-		traffic = out.traffic
+	if out := in.rollout; out != nil {
 		st.Rollout = out.status
 		setRolloutActive(st, ar, out, in.now)
 	}
-	setTrafficRoutingStatus(st, ar, traffic, in.now)
 }
 
 // setRolloutActive sets RolloutActive from out; none when out has no reason.

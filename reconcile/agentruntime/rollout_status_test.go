@@ -11,8 +11,9 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// setRolloutStatus: status.rollout and RolloutActive from the outcome,
-// the traffic fields from the traffic outcome; nothing without an outcome.
+// setRolloutStatus: status.rollout and RolloutActive from the outcome
+// (then, as in computeStatus, the traffic fields from the traffic outcome);
+// nothing without an outcome.
 func TestSetRolloutStatus(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))
 	for _, tc := range []struct {
@@ -33,6 +34,7 @@ func TestSetRolloutStatus(t *testing.T) {
 			ar := agent(withRollout(candV2, nil))
 			st := &v1alpha1.AgentRuntimeStatus{}
 			setRolloutStatus(st, ar, statusInput{rollout: tc.out, now: now})
+			setTrafficRoutingStatus(st, ar, tc.out.trafficOutcome(), now) // as computeStatus does next
 			c := meta.FindStatusCondition(st.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive)
 			if tc.out == nil {
 				if c != nil || st.Rollout != nil {

@@ -509,3 +509,27 @@ func cordon(t *testing.T, on bool) {
 		t.Fatal(err)
 	}
 }
+
+// A candidate whose PromptPack version does not exist is held: no
+// candidate Deployment, RolloutActive True RolloutCandidateHeld, the stable
+// agent untouched; removing the candidate aborts.
+func TestCandidateHeld(t *testing.T) {
+	ns := "rollout-held"
+	setup(t, ns, rollout("automatic", setWeight(50)))
+	update(t, ns, func(a *v1alpha1.AgentRuntime) {
+		a.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "pack", Version: "9.9.9"}}
+	})
+	held := waitAgent(t, ns, "the held candidate", func(ar *v1alpha1.AgentRuntime) bool {
+		return rolloutReason(ar) == v1alpha1.AgentRuntimeReasonRolloutCandidateHeld
+	})
+	if !held.Status.Rollout.Active || held.Status.ActiveVersion != "1.0.0" || held.Status.Phase != v1alpha1.AgentRuntimePhaseRunning {
+		t.Errorf("held: status.rollout %+v activeVersion %s phase %s", held.Status.Rollout, held.Status.ActiveVersion, held.Status.Phase)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-candidate"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a held candidate has a Deployment (err %v)", err)
+	}
+	update(t, ns, func(a *v1alpha1.AgentRuntime) { a.Spec.Rollout.Candidate = nil })
+	waitAgent(t, ns, "the abort", func(ar *v1alpha1.AgentRuntime) bool {
+		return rolloutReason(ar) == v1alpha1.AgentRuntimeReasonRolloutAborted
+	})
+}
