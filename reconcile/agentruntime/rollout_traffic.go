@@ -282,12 +282,21 @@ func TrafficStatus(o trafficOutcome) (v1alpha1.AgentRuntimeTrafficRoutingMode, *
 	return o.Mode, &enforced
 }
 
+// trafficOutcome is what routeTraffic did this reconcile; nil when it did
+// not run (or the rollout step did not run at all).
+func (o *rolloutOutcome) trafficOutcome() *trafficOutcome {
+	if o == nil {
+		return nil
+	}
+	return o.traffic
+}
+
 // setTrafficRoutingStatus sets the TrafficRouting condition, and
 // status.rollout.trafficRoutingMode / trafficWeightEnforced when
 // status.rollout is set, from what routeTraffic did (out; nil when it did
 // not run this reconcile, which leaves both as they were). An agent with no
-// spec.rollout carries no TrafficRouting condition. setRolloutStatus calls
-// it after it has set status.rollout.
+// spec.rollout carries no TrafficRouting condition. computeStatus calls it
+// right after setRolloutStatus, which sets status.rollout.
 func setTrafficRoutingStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, out *trafficOutcome, now metav1.Time) {
 	if ar.Spec.Rollout == nil {
 		meta.RemoveStatusCondition(&st.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)

@@ -154,6 +154,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	setReferenceStatus(&st, ar, in)
 	setSessionConditions(&st, ar, in)
 	setRolloutStatus(&st, ar, in)
+	setTrafficRoutingStatus(&st, ar, in.rollout.trafficOutcome(), in.now)
 	setExposureStatus(&st, ar, in)
 	setExternalAuthStatus(&st, ar, in)
 	setAsyncStatus(&st, ar, in)
