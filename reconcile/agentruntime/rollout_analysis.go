@@ -159,40 +159,40 @@ func (r *Reconciler) analyze(ctx context.Context, ar *v1alpha1.AgentRuntime, ste
 	done := 0
 	for i, m := range plan {
 		ms := &st.Metrics[i]
-		if ms.Measurements >= m.count {
-			done++
-			continue
-		}
-		due := st.StartedAt.Add(time.Duration(ms.Measurements) * m.interval)
-		if now.Before(due) {
-			soonest(due)
-			continue
-		}
-		key := prober.Key{Owner: owner, Probe: "analysis/" + m.name}
-		fp := measurementFingerprint(st.StartedAt.Time, ms.Measurements, m.address, m.query)
-		res, ok := p.Result(key)
-		if !ok || res.Fingerprint != fp {
-			p.Submit(r.measurementJob(key, fp, m))
-			soonest(now.Add(analysisPoll))
-			continue
-		}
-		recordMeasurement(ms, m, res.Outcome)
-		if ms.Failures > m.failureLimit {
-			p.Retain(owner)
-			// The measurement that crossed the limit could not be taken
-			// or evaluated: the analysis could not run (Error); otherwise
-			// the condition said no (Failed).
-			phase := analysisFailed
-			if ms.LastError != "" {
-				phase = analysisError
+		// Take every measurement whose result is in, then submit the next
+		// one when it is due (a result that arrives after the next one's
+		// time is due at once: it is submitted in the same pass, never
+		// left without a requeue).
+		for ms.Measurements < m.count {
+			due := st.StartedAt.Add(time.Duration(ms.Measurements) * m.interval)
+			if now.Before(due) {
+				soonest(due)
+				break
 			}
-			return finishAnalysis(st, phase, fmt.Sprintf("metric %s failed %d of %d measurements (failureLimit %d)", m.name, ms.Failures, ms.Measurements, m.failureLimit)), nil
+			key := prober.Key{Owner: owner, Probe: "analysis/" + m.name}
+			fp := measurementFingerprint(st.StartedAt.Time, ms.Measurements, m.address, m.query)
+			res, ok := p.Result(key)
+			if !ok || res.Fingerprint != fp {
+				p.Submit(r.measurementJob(key, fp, m))
+				soonest(now.Add(analysisPoll))
+				break
+			}
+			recordMeasurement(ms, m, res.Outcome)
+			if ms.Failures > m.failureLimit {
+				p.Retain(owner)
+				// The measurement that crossed the limit could not be taken
+				// or evaluated: the analysis could not run (Error); otherwise
+				// the condition said no (Failed).
+				phase := analysisFailed
+				if ms.LastError != "" {
+					phase = analysisError
+				}
+				return finishAnalysis(st, phase, fmt.Sprintf("metric %s failed %d of %d measurements (failureLimit %d)", m.name, ms.Failures, ms.Measurements, m.failureLimit)), nil
+			}
 		}
 		if ms.Measurements >= m.count {
 			done++
-			continue
 		}
-		soonest(st.StartedAt.Add(time.Duration(ms.Measurements) * m.interval))
 	}
 	if done == len(plan) {
 		p.Retain(owner)

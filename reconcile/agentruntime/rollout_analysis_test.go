@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/prober"
@@ -282,5 +283,54 @@ func TestAnalyzeAgainstALocalPrometheus(t *testing.T) {
 				t.Errorf("after the end: %+v %v, %d more queries", again, err, len(prom.queries)-before)
 			}
 		})
+	}
+}
+
+// TestAnalyzeResultAfterTheNextDueTime: a result that arrives after the
+// next measurement was due is counted and the next measurement submitted in
+// the same pass, with a requeue asked for (a lost requeue left the analysis
+// waiting for ever).
+func TestAnalyzeResultAfterTheNextDueTime(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := prober.New(prober.Options{MinInterval: time.Millisecond})
+	go func() { _ = p.Start(ctx) }()
+	prom := &fakePrometheus{values: []string{"0.99"}}
+	srv := httptest.NewServer(prom)
+	defer srv.Close()
+	ar := createAgent(t, agent(), "ar-analysis-late")
+	ra := analysisTemplate(ar.Namespace, func(ra *v1alpha1.RolloutAnalysis) {
+		ra.Spec.Metrics[0].Provider.Prometheus.Address = srv.URL + "/prom"
+	})
+	if err := k8s.Create(ctx, ra); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	r, _ := newCountingReconciler(t)
+	r.opts.Clock = clk
+	r.opts.Analysis = AnalysisOptions{Prober: p, Transport: srv.Client().Transport}
+	step := &v1alpha1.AgentRuntimeRolloutAnalysis{TemplateName: "quality", Args: []v1alpha1.AgentRuntimeRolloutAnalysisArg{{Name: "agent", Value: "support"}}}
+	var st *v1alpha1.AgentRuntimeRolloutAnalysisStatus
+	if _, err := r.analyze(ctx, ar, step, &st, &statusInput{}); err != nil {
+		t.Fatal(err)
+	}
+	key := prober.Key{Owner: prober.Owner{Kind: AnalysisProberKind, NamespacedName: client.ObjectKeyFromObject(ar)}, Probe: "analysis/success-rate"}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		_, ok := p.Result(key)
+		return ok, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(90 * time.Second) // past the second measurement's time (1m)
+	in := statusInput{}
+	v, err := r.analyze(ctx, ar, step, &st, &in)
+	if err != nil || v.Phase != analysisRunning {
+		t.Fatalf("verdict %+v %v", v, err)
+	}
+	if ms := st.Metrics[0]; ms.Measurements != 1 || ms.Successes != 1 {
+		t.Errorf("metric status %+v, want the first measurement counted", ms)
+	}
+	if in.requeue.in != analysisPoll {
+		t.Errorf("requeue in %v, want %v: the second measurement is submitted at once", in.requeue.in, analysisPoll)
 	}
 }

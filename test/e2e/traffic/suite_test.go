@@ -12,7 +12,11 @@
 package traffic
 
 import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"os"
+	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -23,7 +27,9 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/licencetest"
 )
 
 var (
@@ -43,7 +49,15 @@ var _ = BeforeSuite(func() {
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-e2e-traffic-")
 	Expect(err).NotTo(HaveOccurred())
-	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{Istio: true}, logDir)
+	// The analysis step is enterprise: the operator trusts a test licence
+	// key, and a licence signed with it is installed below.
+	_, licenceKey, err := ed25519.GenerateKey(rand.Reader)
+	Expect(err).NotTo(HaveOccurred())
+	pub, err := licensing.MarshalPublicKeyPEM(licenceKey.Public())
+	Expect(err).NotTo(HaveOccurred())
+	pubPath := filepath.Join(logDir, "license.pub")
+	Expect(os.WriteFile(pubPath, pub, 0o600)).To(Succeed())
+	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{Istio: true}, logDir, "--license-public-key", pubPath)
 	Expect(err).NotTo(HaveOccurred())
 
 	scheme := runtime.NewScheme()
@@ -51,6 +65,7 @@ var _ = BeforeSuite(func() {
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+	Expect(licencetest.InstallLicence(context.Background(), k8sClient, licenceKey, "traffic-e2e", "traffic e2e")).To(Succeed())
 })
 
 var _ = AfterSuite(func() {

@@ -2,7 +2,11 @@ package traffic
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -183,5 +187,84 @@ var _ = Describe("RolloutAnalysis admission", func() {
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/query-args-declared]"))
 		Expect(k8sClient.Create(ctx, tmpl("good", "result.size() > 0 && result[0] > 0.0", `up{agent="{{args.agent}}"}`))).To(Succeed())
+	})
+})
+
+var _ = Describe("a rollout's analysis step", func() {
+	It("measures a local Prometheus every interval with the step's arguments, passes, and the rollout promotes", func() {
+		ctx := context.Background()
+		var mu sync.Mutex
+		var queries []string
+		prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			queries = append(queries, r.URL.Query().Get("query"))
+			mu.Unlock()
+			_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{
+				"resultType": "vector", "result": []any{map[string]any{"metric": map[string]any{}, "value": []any{1700000000, "0.99"}}}}})
+		}))
+		defer prom.Close()
+
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "analysis-run-"}}
+		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
+		ns := nsObj.Name
+		createPromptPack(ns, "support-pack", "1.0.0")
+		createPromptPack(ns, "support-pack", "2.0.0")
+		Expect(k8sClient.Create(ctx, &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quality"}, Spec: v1alpha1.RolloutAnalysisSpec{
+			Args: []v1alpha1.RolloutAnalysisArg{{Name: "agent"}},
+			Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "success-rate", Interval: "1s", Count: ptr.To[int32](2),
+				SuccessCondition: "result.size() > 0 && result[0] >= 0.95",
+				Provider: v1alpha1.RolloutAnalysisProvider{Prometheus: &v1alpha1.RolloutAnalysisPrometheus{
+					Address: prom.URL, Query: `ok{agent="{{args.agent}}"}`}}}},
+		}})).To(Succeed())
+
+		ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"}, Spec: v1alpha1.AgentRuntimeSpec{
+			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
+			PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "1.0.0"},
+			Rollout: &v1alpha1.AgentRuntimeRollout{
+				Steps: []v1alpha1.AgentRuntimeRolloutStep{
+					{SetWeight: ptr.To[int32](20)},
+					{Analysis: &v1alpha1.AgentRuntimeRolloutAnalysis{TemplateName: "quality",
+						Args: []v1alpha1.AgentRuntimeRolloutAnalysisArg{{Name: "agent", Value: "support"}}}},
+					{SetWeight: ptr.To[int32](100)},
+				},
+				Rollback: &v1alpha1.AgentRuntimeRolloutRollback{Mode: "automatic"},
+			},
+		}}
+		// The licence is reloaded by the operator: the webhook admits the
+		// analysis step once it has it.
+		Eventually(func() error { return k8sClient.Create(ctx, ar) }).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
+		key := client.ObjectKeyFromObject(ar)
+		Eventually(func(g Gomega) {
+			got := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
+		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
+		Eventually(func() error {
+			got := &v1alpha1.AgentRuntime{}
+			if err := k8sClient.Get(ctx, key, got); err != nil {
+				return err
+			}
+			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
+				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "2.0.0"}}
+			return k8sClient.Update(ctx, got)
+		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
+
+		By("the analysis runs, then the rollout promotes 2.0.0")
+		sawAnalysis := false
+		Eventually(func(g Gomega) {
+			got := &v1alpha1.AgentRuntime{}
+			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			if a := got.Status.Rollout; a != nil && a.Analysis != nil && a.Analysis.TemplateName == "quality" {
+				sawAnalysis = true
+			}
+			dump, _ := json.Marshal(got.Status)
+			g.Expect(got.Spec.PromptPackRef.Version).To(Equal("2.0.0"), "status %s", dump)
+			g.Expect(got.Spec.Rollout.Candidate).To(BeNil())
+		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
+		Expect(sawAnalysis).To(BeTrue(), "status.rollout.analysis was reported during the step")
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(queries).To(HaveLen(2), "count 2: two measurements")
+		Expect(queries).To(HaveEach(`ok{agent="support"}`))
 	})
 })
