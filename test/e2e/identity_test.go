@@ -48,10 +48,16 @@ var _ = Describe("the operator's identity", func() {
 		// What it must not do.
 		// It writes Secrets it makes (a run's queue Secret, the deploy API's
 		// credential Secret, updated only while it carries the deploy's
-		// mark: deploy/apply), and never deletes one: garbage collection
-		// removes them with their owners.
+		// mark: deploy/apply) and deletes two kinds of its own while their
+		// owner lives: an agent's async queue copy when async is turned off
+		// (agentruntime.md § facades[].async says it is deleted) and its
+		// OIDC JWKS mirror when oidc is removed. RBAC cannot name "Secrets
+		// the operator owns", so delete is granted like patch already is;
+		// the controllers delete only a Secret of that fixed name whose
+		// controller owner is the agent.
 		Expect(can("update", "", "secrets", "")).To(BeTrue())
-		Expect(can("delete", "", "secrets", "")).To(BeFalse(), "the operator never deletes Secrets")
+		Expect(can("delete", "", "secrets", "")).To(BeTrue())
+		Expect(can("deletecollection", "", "secrets", "")).To(BeFalse(), "the operator deletes Secrets one by one, never a collection")
 		Expect(can("update", "omnia.altairalabs.ai", "providers", "")).To(BeFalse(), "the operator writes only status")
 		Expect(can("update", "coordination.k8s.io", "leases", "default")).To(BeFalse(), "leases only in its own namespace")
 		Expect(can("create", "rbac.authorization.k8s.io", "clusterrolebindings", "")).To(BeFalse())
