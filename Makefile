@@ -14,7 +14,7 @@ FUZZTIME ?= 3s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 # Packages with benchmarks (others would start a control plane for nothing).
-BENCH_PKGS ?= ./rules/ ./policies/ ./admission/ ./cmd/omniactl/ ./deploy/intent/ ./deploy/plan/ ./cmd/omnia-operator/
+BENCH_PKGS ?= ./rules/ ./policies/ ./admission/ ./cmd/omniactl/ ./deploy/intent/ ./deploy/plan/ ./deploy/catalog/ ./cmd/omnia-operator/
 # Agents the AgentRuntime scale benchmark creates (make bench-agents N=1000).
 N ?= 100
 
