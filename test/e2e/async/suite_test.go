@@ -13,8 +13,10 @@ package async
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,13 +25,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -67,10 +66,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(env.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(env.Config)
 	Expect(err).NotTo(HaveOccurred())
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controlplane.OperatorNamespace}}
 	if err := k8sClient.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -79,27 +75,22 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		// The operator runs as its ServiceAccount: a permission the
-		// generated RBAC lacks shows up as a refusal in its log.
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 		// No queue URL (they carry a password) in the operator's log.
 		log, err := os.ReadFile(filepath.Join(logDir, "operator.log"))
-		Expect(err).NotTo(HaveOccurred())
+		errs = append(errs, err)
 		for _, pw := range passwords {
-			Expect(string(log)).NotTo(ContainSubstring(pw), "the operator logged a queue URL")
+			if strings.Contains(string(log), pw) {
+				errs = append(errs, errors.New("the operator logged a queue URL"))
+			}
 		}
 	}
 	if env != nil {
-		controlplane.RemoveWebhooks(env)
-		Expect(env.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(env, env.Stop))
 	}
-	if !anyFailed && !CurrentSpecReport().Failed() {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and control plane logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })

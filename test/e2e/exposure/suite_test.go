@@ -18,6 +18,7 @@ package exposure
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 
@@ -25,14 +26,11 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -72,11 +70,7 @@ var _ = BeforeSuite(func() {
 		"--default-exposure-gateway="+gatewayNamespace+"/"+gatewayName, "--exposure-base-domain="+baseDomain)
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	Expect(gatewayv1.Install(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Environment.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(cluster.Environment.Config, gatewayv1.Install)
 	Expect(err).NotTo(HaveOccurred())
 
 	// The platform's Gateway: HTTPS on 443 for every host under the base
@@ -92,21 +86,14 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		// The operator runs as its ServiceAccount: a permission the
-		// generated RBAC lacks shows up as a refusal in its log.
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if cluster != nil {
-		controlplane.RemoveWebhooks(cluster.Environment)
-		Expect(cluster.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
 	}
-	if !anyFailed {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })

@@ -12,17 +12,15 @@
 package rollout
 
 import (
+	"errors"
 	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -46,30 +44,21 @@ var _ = BeforeSuite(func() {
 	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir)
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 })
 
 var _ = AfterSuite(func() {
+	// A permission the generated RBAC lacks (deleting the candidate
+	// Deployment, writing the promoted spec) fails StopChecked.
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		// The operator runs as its ServiceAccount: a permission the
-		// generated RBAC lacks (deleting the candidate Deployment, writing
-		// the promoted spec) shows up as a refusal in its log.
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if cluster != nil {
-		controlplane.RemoveWebhooks(cluster.Environment)
-		Expect(cluster.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
 	}
-	if !CurrentSpecReport().Failed() {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || CurrentSpecReport().Failed(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })

@@ -15,18 +15,16 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/licencetest"
@@ -60,31 +58,22 @@ var _ = BeforeSuite(func() {
 	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{Istio: true}, logDir, "--license-public-key", pubPath)
 	Expect(err).NotTo(HaveOccurred())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(licencetest.InstallLicence(context.Background(), k8sClient, licenceKey, "traffic-e2e", "traffic e2e")).To(Succeed())
 })
 
 var _ = AfterSuite(func() {
+	// A permission the generated RBAC lacks (writing VirtualServices)
+	// fails StopChecked.
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		// The operator runs as its ServiceAccount: a permission the
-		// generated RBAC lacks (writing VirtualServices) shows up as a
-		// refusal in its log.
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if cluster != nil {
-		controlplane.RemoveWebhooks(cluster.Environment)
-		Expect(cluster.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
 	}
-	if !CurrentSpecReport().Failed() {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || CurrentSpecReport().Failed(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })
