@@ -27,6 +27,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,11 +36,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/arenafixture"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -110,34 +108,26 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 	fx = &arenafixture.Env{Client: k8sClient, ContentRoot: contentRoot, RedisURL: redisSrv.URL()}
 })
 
 var _ = AfterSuite(func() {
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if cluster != nil {
-		controlplane.RemoveWebhooks(cluster.Environment)
-		Expect(cluster.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
 	}
 	if redisSrv != nil {
 		redisSrv.Stop()
 	}
 	GinkgoWriter.Printf("arena e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
-	if !anyFailed {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })
 
 // installLicence installs an enterprise licence the operator trusts.

@@ -25,6 +25,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -37,8 +38,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -108,10 +107,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(cluster.Config)
 	Expect(err).NotTo(HaveOccurred())
 
 	// The deploy API serves the webhook's serving certificate.
@@ -123,22 +119,17 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if cluster != nil {
-		controlplane.RemoveWebhooks(cluster.Environment)
-		Expect(cluster.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
 	}
 	GinkgoWriter.Printf("deploy API e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
-	if !anyFailed && !CurrentSpecReport().Failed() {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and cluster component logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })
 
 // installLicence installs an enterprise licence the operator trusts.

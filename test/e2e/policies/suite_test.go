@@ -11,6 +11,7 @@ package policies
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"strconv"
@@ -21,13 +22,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -61,31 +59,23 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 	cfg := *env.Config
 	cfg.WarningHandlerWithContext = warnings
-	k8sClient, err = client.New(&cfg, client.Options{Scheme: scheme})
+	k8sClient, err = controlplane.NewClient(&cfg)
 	Expect(err).NotTo(HaveOccurred())
 })
 
 var _ = AfterSuite(func() {
+	var errs []error
 	if operator != nil {
-		operator.Stop()
-		forbidden, err := operator.Forbidden()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(forbidden).To(BeEmpty(), "the API server refused the operator permissions (fix the +kubebuilder:rbac markers)")
+		errs = append(errs, operator.StopChecked())
 	}
 	if env != nil {
-		controlplane.RemoveWebhooks(env)
-		Expect(env.Stop()).To(Succeed())
+		errs = append(errs, controlplane.StopEnvironment(env, env.Stop))
 	}
-	if !anyFailed && !CurrentSpecReport().Failed() {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("operator and control plane logs kept in %s\n", logDir)
-	}
+	err := errors.Join(errs...)
+	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
 })
 
 // warningLog collects the API server's warnings (admission warnings among
