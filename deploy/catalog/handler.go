@@ -8,7 +8,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -61,8 +60,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	loader *Loader
 
-	mu       sync.Mutex
-	inFlight map[string]int
+	inFlight *auth.InFlight
 }
 
 // NewHandler builds the handler.
@@ -79,7 +77,7 @@ func NewHandler(opts Options) (*Handler, error) {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = DefaultRetryAfter
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), loader: &Loader{Reader: opts.Reader}, inFlight: map[string]int{}}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), loader: &Loader{Reader: opts.Reader}, inFlight: auth.NewInFlight(opts.MaxInFlightPerCaller)}
 	h.mux.Handle(RouteOverview, h.guard(h.overview))
 	h.mux.Handle(RouteSearch, h.guard(h.search))
 	h.mux.Handle(RouteGet, h.guard(h.get))
@@ -203,19 +201,7 @@ func unknownRoute(w http.ResponseWriter, r *http.Request) {
 
 // acquire takes one of the caller's in-flight slots.
 func (h *Handler) acquire(k string) (release func(), ok bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.inFlight[k] >= h.opts.MaxInFlightPerCaller {
-		return nil, false
-	}
-	h.inFlight[k]++
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.inFlight[k]--; h.inFlight[k] == 0 {
-			delete(h.inFlight, k)
-		}
-	}, true
+	return h.inFlight.Acquire(k)
 }
 
 // bearerToken reads "Authorization: Bearer <token>" (scheme case-insensitive).

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -96,8 +95,7 @@ type Handler struct {
 	opts Options
 	mux  *http.ServeMux
 
-	mu       sync.Mutex
-	inFlight map[string]int
+	inFlight *auth.InFlight
 }
 
 // New builds the handler.
@@ -117,7 +115,7 @@ func New(opts Options) (*Handler, error) {
 	if opts.RetryAfter <= 0 {
 		opts.RetryAfter = DefaultRetryAfter
 	}
-	h := &Handler{opts: opts, mux: http.NewServeMux(), inFlight: map[string]int{}}
+	h := &Handler{opts: opts, mux: http.NewServeMux(), inFlight: auth.NewInFlight(opts.MaxInFlightPerCaller)}
 	h.mux.Handle(RouteDeployments, h.guard(auth.RoleEditor, true, h.deployments))
 	h.mux.Handle(RoutePlan, h.guard(auth.RoleEditor, true, h.plan))
 	h.mux.Handle(RouteProfile, h.guard(auth.RoleViewer, false, h.profile))
@@ -190,20 +188,7 @@ func (h *Handler) guard(min auth.Role, readBody bool, route routeFunc) http.Hand
 
 // acquire takes one of the caller's in-flight slots.
 func (h *Handler) acquire(c auth.Caller) (release func(), ok bool) {
-	k := c.Subject
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.inFlight[k] >= h.opts.MaxInFlightPerCaller {
-		return nil, false
-	}
-	h.inFlight[k]++
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.inFlight[k]--; h.inFlight[k] == 0 {
-			delete(h.inFlight, k)
-		}
-	}, true
+	return h.inFlight.Acquire(c.Subject)
 }
 
 func (h *Handler) deployments(ctx context.Context, caller auth.Caller, _ string, body []byte) Response {
