@@ -11,6 +11,7 @@ BIN            := $(CURDIR)/bin
 export KUBEBUILDER_ASSETS := $(BIN)
 
 FUZZTIME ?= 3s
+FUZZLONG ?= 10m
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 6
 # Packages with benchmarks (others would start a control plane for nothing).
@@ -88,6 +89,44 @@ bench: ## Go benchmarks (compare runs with `go tool benchstat old.txt new.txt`).
 .PHONY: bench-agents
 bench-agents: control-plane ## AgentRuntime scale benchmark on the local cluster (not in make test): N agents (default 100), time to Running, operator peak RSS, steady-state API writes.
 	go run ./hack/bench-agents -n $(N)
+
+##@ Performance (not part of make test)
+
+# Section JSON the harnesses write; hack/perf/report renders docs/performance.md from it.
+PERF_DIR ?= docs/performance
+# PERF_QUICK=1 runs every harness briefly (a smoke run; its figures are not the report's).
+PERF_QUICK ?=
+PERF_FLAGS = -out $(PERF_DIR) $(if $(PERF_QUICK),-quick)
+
+.PHONY: perf
+perf: control-plane redis ## Every harness below, then docs/performance.md (about an hour on this machine).
+	$(MAKE) --no-print-directory perf-webhook perf-admission perf-offline perf-scale perf-faults
+	go run ./hack/perf/report -in $(PERF_DIR) -out docs/performance.md
+
+.PHONY: perf-webhook
+perf-webhook: control-plane ## 1. AdmissionReviews over TLS to the operator's webhook server at 500/1000/2000 per second.
+	go run ./hack/perf/webhookload $(PERF_FLAGS)
+
+.PHONY: perf-admission
+perf-admission: control-plane ## 2. Creates on the local API server with and without the webhooks registered.
+	go run ./hack/perf/admission $(PERF_FLAGS)
+
+.PHONY: perf-offline
+perf-offline: control-plane ## 3. omniactl check, gator, the Kyverno CLI and kubectl dry-run on one 5,000-document file.
+	go run ./hack/perf/offline $(PERF_FLAGS)
+
+.PHONY: perf-scale
+perf-scale: control-plane ## 4. Reconcile 1,000 and 10,000 mixed objects; RSS, requests per object, steady-state writes.
+	go run ./hack/perf/scale $(PERF_FLAGS)
+
+.PHONY: perf-faults
+perf-faults: control-plane redis ## 5. Kill kube-apiserver, restart etcd, kill the leader under load; compare with a run without faults.
+	go run ./hack/perf/faults $(PERF_FLAGS)
+
+.PHONY: fuzz-long
+fuzz-long: ## 6. Every fuzz target for FUZZLONG each (default 10m), then its section of docs/performance.md.
+	go run ./hack/perf/fuzzlong -fuzztime $(FUZZLONG) -out $(PERF_DIR)
+	go run ./hack/perf/report -in $(PERF_DIR) -out docs/performance.md
 
 .PHONY: help
 help:

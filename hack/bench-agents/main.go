@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -243,7 +244,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if allCreated == 0 {
 		allCreated = <-createdAt
 	}
-	hwmAtRunning, _, err := peakRSS(op.Pid())
+	hwmAtRunning, _, err := perfreport.Memory(op.Pid())
 	if err != nil {
 		return err
 	}
@@ -283,7 +284,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
-	hwm, rss, err := peakRSS(op.Pid())
+	hwm, rss, err := perfreport.Memory(op.Pid())
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/altairalabs/omnia/hack/perf/perfreport"
 )
 
 // Counting API writes. The API server's apiserver_request_total has no user
@@ -23,83 +22,6 @@ import (
 //     and replicasets, kwok pods/status and nodes/status: listed, but not
 //     the operator's.
 
-// series is one sample: its label set and value.
-type series struct {
-	labels map[string]string
-	value  float64
-}
-
-// parseCounter returns the samples of the metric name in a Prometheus text
-// exposition.
-func parseCounter(body, name string) ([]series, error) {
-	var out []series
-	sc := bufio.NewScanner(strings.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		rest := strings.TrimPrefix(line, name)
-		labels := map[string]string{}
-		if strings.HasPrefix(rest, "{") {
-			end := strings.LastIndex(rest, "}")
-			if end < 0 {
-				return nil, fmt.Errorf("metrics: unterminated labels: %q", line)
-			}
-			var err error
-			if labels, err = parseLabels(rest[1:end]); err != nil {
-				return nil, fmt.Errorf("metrics: %q: %w", line, err)
-			}
-			rest = rest[end+1:]
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return nil, fmt.Errorf("metrics: no value: %q", line)
-		}
-		v, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return nil, fmt.Errorf("metrics: value of %q: %w", line, err)
-		}
-		out = append(out, series{labels: labels, value: v})
-	}
-	return out, sc.Err()
-}
-
-// parseLabels parses `a="x",b="y"` (values are quoted, with \" \\ \n
-// escapes).
-func parseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for len(s) > 0 {
-		eq := strings.IndexByte(s, '=')
-		if eq < 0 || eq+1 >= len(s) || s[eq+1] != '"' {
-			return nil, fmt.Errorf("bad label set %q", s)
-		}
-		key := strings.TrimSpace(s[:eq])
-		var val strings.Builder
-		i := eq + 2
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-				switch s[i] {
-				case 'n':
-					val.WriteByte('\n')
-				default:
-					val.WriteByte(s[i])
-				}
-				continue
-			}
-			val.WriteByte(s[i])
-		}
-		if i >= len(s) {
-			return nil, fmt.Errorf("unterminated value in %q", s)
-		}
-		out[key] = val.String()
-		s = strings.TrimPrefix(s[i+1:], ",")
-	}
-	return out, nil
-}
-
 // writeVerbs are the mutating verbs as the API server labels them (APPLY is
 // a server-side apply PATCH).
 var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
@@ -107,20 +29,20 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPL
 // writesByResource sums apiserver_request_total of the write verbs by
 // "resource[/subresource] VERB".
 func writesByResource(body string) (map[string]float64, error) {
-	samples, err := parseCounter(body, "apiserver_request_total")
+	samples, err := perfreport.Samples(body, "apiserver_request_total")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]float64{}
 	for _, s := range samples {
-		if !writeVerbs[s.labels["verb"]] {
+		if !writeVerbs[s.Labels["verb"]] {
 			continue
 		}
-		res := s.labels["resource"]
-		if sub := s.labels["subresource"]; sub != "" {
+		res := s.Labels["resource"]
+		if sub := s.Labels["subresource"]; sub != "" {
 			res += "/" + sub
 		}
-		out[res+" "+s.labels["verb"]] += s.value
+		out[res+" "+s.Labels["verb"]] += s.Value
 	}
 	return out, nil
 }
@@ -128,14 +50,14 @@ func writesByResource(body string) (map[string]float64, error) {
 // clientWrites sums the operator's rest_client_requests_total of the write
 // methods by method.
 func clientWrites(body string) (map[string]float64, error) {
-	samples, err := parseCounter(body, "rest_client_requests_total")
+	samples, err := perfreport.Samples(body, "rest_client_requests_total")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]float64{}
 	for _, s := range samples {
-		if m := s.labels["method"]; m != "GET" && m != "" {
-			out[m] += s.value
+		if m := s.Labels["method"]; m != "GET" && m != "" {
+			out[m] += s.Value
 		}
 	}
 	return out, nil
@@ -189,38 +111,6 @@ func sortedLines(m map[string]float64) []string {
 	return out
 }
 
-// peakRSS reads VmHWM (peak resident set size) and VmRSS of a process from
-// /proc/<pid>/status, in KiB.
-func peakRSS(pid int) (hwm, rss int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		name, val, ok := strings.Cut(line, ":")
-		if !ok || (name != "VmHWM" && name != "VmRSS") {
-			continue
-		}
-		f := strings.Fields(val) // "123456 kB"
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
-		}
-		if name == "VmHWM" {
-			hwm = n
-		} else {
-			rss = n
-		}
-	}
-	if hwm == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
-	}
-	return hwm, rss, nil
-}
-
 // controllerLoad is, per controller, what the operator's own metrics say
 // about its work so far: reconciles, seconds spent reconciling, and the
 // number of workers (max concurrent reconciles). Seconds over workers is
@@ -248,12 +138,12 @@ func controllerLoads(body string) (map[string]*controllerLoad, error) {
 		{"controller_runtime_reconcile_time_seconds_sum", func(l *controllerLoad, v float64) { l.seconds += v }},
 		{"controller_runtime_max_concurrent_reconciles", func(l *controllerLoad, v float64) { l.workers = v }},
 	} {
-		samples, err := parseCounter(body, m.metric)
+		samples, err := perfreport.Samples(body, m.metric)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range samples {
-			m.add(get(s.labels["controller"]), s.value)
+			m.add(get(s.Labels["controller"]), s.Value)
 		}
 	}
 	return out, nil
@@ -276,22 +166,22 @@ func requestsByResource(body string) (map[string]requestStat, error) {
 		{"_count", func(s *requestStat, v float64) { s.count += v }},
 		{"_sum", func(s *requestStat, v float64) { s.seconds += v }},
 	} {
-		samples, err := parseCounter(body, "apiserver_request_duration_seconds"+m.suffix)
+		samples, err := perfreport.Samples(body, "apiserver_request_duration_seconds"+m.suffix)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range samples {
-			verb := s.labels["verb"]
+			verb := s.Labels["verb"]
 			if verb == "WATCH" || verb == "CONNECT" {
 				continue
 			}
-			res := s.labels["resource"]
-			if sub := s.labels["subresource"]; sub != "" {
+			res := s.Labels["resource"]
+			if sub := s.Labels["subresource"]; sub != "" {
 				res += "/" + sub
 			}
 			k := res + " " + verb
 			st := out[k]
-			m.add(&st, s.value)
+			m.add(&st, s.Value)
 			out[k] = st
 		}
 	}

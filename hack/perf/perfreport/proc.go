@@ -1,0 +1,75 @@
+package perfreport
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times. It is
+// 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+// Memory reads VmHWM (peak resident set size) and VmRSS of a process from
+// /proc/<pid>/status, in KiB.
+func Memory(pid int) (peakKiB, rssKiB int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmHWM" && name != "VmRSS") {
+			continue
+		}
+		f := strings.Fields(val) // "123456 kB"
+		if len(f) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
+		}
+		if name == "VmHWM" {
+			peakKiB = n
+		} else {
+			rssKiB = n
+		}
+	}
+	if peakKiB == 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
+	}
+	return peakKiB, rssKiB, nil
+}
+
+// CPUSeconds is the user plus system CPU time a process has used so far
+// (/proc/<pid>/stat fields 14 and 15). The difference of two readings over
+// a wall-clock interval is the process's CPU use in cores.
+func CPUSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// count fields after its closing parenthesis.
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(s[end+1:])
+	// f[0] is field 3 (state): utime is field 14 = f[11], stime f[12].
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	var ticks float64
+	for _, i := range []int{11, 12} {
+		n, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat field %d: %w", pid, i+3, err)
+		}
+		ticks += n
+	}
+	return ticks / clockTicks, nil
+}
