@@ -199,7 +199,11 @@ func decodeResponseTo(raw, body []byte) (*admissionv1.AdmissionResponse, error) 
 	}
 	typed := review.APIVersion != "" || review.Kind != ""
 	v1 := review.APIVersion == "admission.k8s.io/v1" && review.Kind == "AdmissionReview"
-	echoed := body != nil && bytes.Contains(body, []byte(review.APIVersion)) && bytes.Contains(body, []byte(review.Kind))
+	// controller-runtime answers in the review's own apiVersion and kind
+	// (v1beta1 too): whatever the request claimed is echoed back, JSON-encoded
+	// (invalid UTF-8 there comes back as U+FFFD).
+	echoed := body != nil && (bytes.Contains(body, []byte(review.APIVersion)) && bytes.Contains(body, []byte(review.Kind)) ||
+		claimedTypeMeta(body) == review.TypeMeta)
 	if typed && !v1 && !echoed {
 		return nil, fmt.Errorf("response is a %q %q, not an admission.k8s.io/v1 AdmissionReview", review.APIVersion, review.Kind)
 	}
@@ -211,6 +215,14 @@ func decodeResponseTo(raw, body []byte) (*admissionv1.AdmissionResponse, error) 
 		return nil, fmt.Errorf("a refusal without a status code >= 400 and a message:\n%s", raw)
 	}
 	return resp, nil
+}
+
+// claimedTypeMeta is the apiVersion and kind a JSON request body claims, as
+// a JSON decoder reads them (empty when the body is not a JSON object).
+func claimedTypeMeta(body []byte) metav1.TypeMeta {
+	var tm metav1.TypeMeta
+	_ = json.Unmarshal(body, &tm)
+	return tm
 }
 
 // manifest converts a YAML manifest to the JSON the API server sends.
