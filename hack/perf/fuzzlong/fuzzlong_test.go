@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/altairalabs/omnia/hack/perf/perfreport"
 )
 
 func TestParseProgress(t *testing.T) {
@@ -97,5 +99,29 @@ func TestSectionTargets(t *testing.T) {
 	}
 	if s.Tables[0].Rows[0][4] != "1" || len(s.Notes) != 1 {
 		t.Fatalf("execs/s %q, notes %v", s.Tables[0].Rows[0][4], s.Notes)
+	}
+}
+
+func TestMergeEarlierKeepsTargetsNotRerun(t *testing.T) {
+	earlier := section([]campaignResult{
+		{result: result{target: target{Pkg: "./admission", Name: "FuzzHandler"}, Elapsed: 6 * time.Minute, Failure: "x"}},
+		{result: result{target: target{Pkg: "./rules", Name: "FuzzEvaluate"}, Elapsed: 10 * time.Minute}, Left: 2},
+	}, 10*time.Minute, 0)
+	now := section([]campaignResult{
+		{result: result{target: target{Pkg: "./admission", Name: "FuzzHandler"}, Elapsed: 10 * time.Minute}},
+	}, 10*time.Minute, 0)
+	got := mergeEarlier(now, []perfreport.Section{earlier})
+	rows := got.Tables[0].Rows
+	if len(rows) != 2 || rows[0][0] != "FuzzEvaluate" || rows[1][0] != "FuzzHandler" || rows[1][8] != "no failure" {
+		t.Fatalf("rows = %v", rows)
+	}
+	if len(got.Targets) != 2 || !got.Targets[0].Met || !got.Targets[1].Met {
+		t.Fatalf("targets = %+v", got.Targets)
+	}
+	if len(got.Notes) != 1 || !strings.HasPrefix(got.Notes[0], "FuzzEvaluate:") {
+		t.Fatalf("notes = %v", got.Notes)
+	}
+	if same := mergeEarlier(now, nil); len(same.Tables[0].Rows) != 1 {
+		t.Fatal("merging with no earlier section changed the section")
 	}
 }

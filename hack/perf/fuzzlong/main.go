@@ -79,6 +79,13 @@ func run() error {
 		return errors.New("no fuzz target matched")
 	}
 	sec := section(results, *fuzztime, *parallel)
+	if *only != "" {
+		earlier, err := readEarlier(*out)
+		if err != nil {
+			return err
+		}
+		sec = mergeEarlier(sec, earlier)
+	}
 	if err := sec.Write(*out); err != nil {
 		return err
 	}
