@@ -217,11 +217,17 @@ func decodeResponseTo(raw, body []byte) (*admissionv1.AdmissionResponse, error) 
 	return resp, nil
 }
 
-// claimedTypeMeta is the apiVersion and kind a JSON request body claims, as
-// a JSON decoder reads them (empty when the body is not a JSON object).
+// claimedTypeMeta is the apiVersion and kind a request body claims, read as
+// the webhook's deserializer reads them: JSON, or YAML converted to JSON,
+// with encoding/json's case-insensitive keys (empty when it is neither).
 func claimedTypeMeta(body []byte) metav1.TypeMeta {
 	var tm metav1.TypeMeta
-	_ = json.Unmarshal(body, &tm)
+	if json.Unmarshal(body, &tm) == nil {
+		return tm
+	}
+	if j, err := yaml.YAMLToJSON(body); err == nil {
+		_ = json.Unmarshal(j, &tm)
+	}
 	return tm
 }
 
