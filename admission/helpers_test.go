@@ -197,15 +197,18 @@ func decodeResponseTo(raw, body []byte) (*admissionv1.AdmissionResponse, error) 
 	if dec.More() {
 		return nil, fmt.Errorf("response holds more than one JSON document:\n%s", raw)
 	}
-	typed := review.APIVersion != "" || review.Kind != ""
-	v1 := review.APIVersion == "admission.k8s.io/v1" && review.Kind == "AdmissionReview"
-	// controller-runtime answers in the review's own apiVersion and kind
-	// (v1beta1 too): whatever the request claimed is echoed back, JSON-encoded
-	// (invalid UTF-8 there comes back as U+FFFD).
-	echoed := body != nil && (bytes.Contains(body, []byte(review.APIVersion)) && bytes.Contains(body, []byte(review.Kind)) ||
-		claimedTypeMeta(body) == review.TypeMeta)
-	if typed && !v1 && !echoed {
-		return nil, fmt.Errorf("response is a %q %q, not an admission.k8s.io/v1 AdmissionReview", review.APIVersion, review.Kind)
+	v1 := metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}
+	if body == nil {
+		// Our own well-formed v1 request: the answer is a v1 review.
+		if review.TypeMeta != v1 && review.TypeMeta != (metav1.TypeMeta{}) {
+			return nil, fmt.Errorf("response is a %q %q, not an admission.k8s.io/v1 AdmissionReview", review.APIVersion, review.Kind)
+		}
+	} else if claimed := claimedTypeMeta(body); sentByAPIServers[claimed] && review.TypeMeta != claimed {
+		// controller-runtime answers in the review's own version, which is
+		// what the API server requires. A body claiming any other type is
+		// not something an API server sends: the type echoed back for it
+		// (normalised by the deserializer) is not checked, the answer is.
+		return nil, fmt.Errorf("the request is a %q %q review, the response a %q %q", claimed.APIVersion, claimed.Kind, review.APIVersion, review.Kind)
 	}
 	resp := review.Response
 	if resp == nil {
@@ -215,6 +218,12 @@ func decodeResponseTo(raw, body []byte) (*admissionv1.AdmissionResponse, error) 
 		return nil, fmt.Errorf("a refusal without a status code >= 400 and a message:\n%s", raw)
 	}
 	return resp, nil
+}
+
+// sentByAPIServers are the review types an API server sends a webhook.
+var sentByAPIServers = map[metav1.TypeMeta]bool{
+	{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}:      true,
+	{APIVersion: "admission.k8s.io/v1beta1", Kind: "AdmissionReview"}: true,
 }
 
 // claimedTypeMeta is the apiVersion and kind a request body claims, read as
