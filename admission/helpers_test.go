@@ -226,18 +226,26 @@ var sentByAPIServers = map[metav1.TypeMeta]bool{
 	{APIVersion: "admission.k8s.io/v1beta1", Kind: "AdmissionReview"}: true,
 }
 
-// claimedTypeMeta is the apiVersion and kind a request body claims, read as
-// the webhook's deserializer reads them: JSON, or YAML converted to JSON,
-// with encoding/json's case-insensitive keys (empty when it is neither).
+// claimedTypeMeta is the apiVersion and kind of a request body that decodes
+// as an AdmissionReview, read as the webhook's deserializer reads it: a body
+// starting with '{' as JSON, any other as YAML converted to JSON, keys
+// matched as encoding/json does (case-insensitively). A body that does not
+// decode claims nothing: the webhook answers it with an untyped error, and
+// an API server never sends one.
 func claimedTypeMeta(body []byte) metav1.TypeMeta {
-	var tm metav1.TypeMeta
-	if json.Unmarshal(body, &tm) == nil {
-		return tm
+	data := body
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return metav1.TypeMeta{}
+		}
+		data = j
 	}
-	if j, err := yaml.YAMLToJSON(body); err == nil {
-		_ = json.Unmarshal(j, &tm)
+	var review admissionv1.AdmissionReview
+	if json.Unmarshal(data, &review) != nil {
+		return metav1.TypeMeta{}
 	}
-	return tm
+	return review.TypeMeta
 }
 
 // manifest converts a YAML manifest to the JSON the API server sends.
