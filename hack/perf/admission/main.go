@@ -12,14 +12,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/altairalabs/omnia/hack/perf/loadgen"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -50,7 +45,6 @@ type config struct {
 }
 
 func main() {
-	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	var cfg config
 	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
 	flag.BoolVar(&cfg.quick, "quick", false, "smoke run: 200 creates per mode and concurrency instead of 2,000")
@@ -60,36 +54,23 @@ func main() {
 	if cfg.quick {
 		cfg.perMode, cfg.blockSize = quickPerMode, quickBlock
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "admission:", err)
-		os.Exit(1)
-	}
+	loadgen.Main("admission", func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
-func run(ctx context.Context, cfg config) error {
+func run(ctx context.Context, cfg config) (err error) {
 	blocks, err := plan(concurrencies, cfg.perMode, cfg.blockSize)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "omnia-perf-admission-")
+	dir, finish, err := loadgen.LogsDir("admission", cfg.keep)
 	if err != nil {
 		return err
 	}
-	keep := cfg.keep
-	defer func() {
-		if keep {
-			fmt.Printf("logs kept in %s\n", dir)
-		} else {
-			_ = os.RemoveAll(dir)
-		}
-	}()
+	defer func() { finish(err != nil) }()
 	loadAvg := loadgen.LoadAverage()
 	start := time.Now()
 	env, err := loadgen.StartLicensed(dir)
 	if err != nil {
-		keep = true
 		return err
 	}
 	defer func() {
@@ -100,7 +81,6 @@ func run(ctx context.Context, cfg config) error {
 	fmt.Printf("API server and operator up in %s\n", time.Since(start).Round(time.Millisecond))
 	m, err := measure(ctx, env, blocks, cfg)
 	if err != nil {
-		keep = true
 		return err
 	}
 	sec := section(cfg, m, loadAvg)

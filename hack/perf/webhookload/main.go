@@ -10,14 +10,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"github.com/altairalabs/omnia/hack/perf/loadgen"
 )
 
 // config is the run's plan.
@@ -47,7 +42,6 @@ var (
 )
 
 func main() {
-	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	cfg := config{rates: rates, maxInFlight: maxInFlight}
 	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
 	flag.BoolVar(&cfg.quick, "quick", false, "smoke run: 5 s per rate instead of 60 s")
@@ -57,38 +51,24 @@ func main() {
 	if cfg.quick {
 		cfg.stepLength, cfg.warmup = quickStep, quickWarmup
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "webhookload:", err)
-		os.Exit(1)
-	}
+	loadgen.Main("webhookload", func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
 // run starts the environment, measures every step and writes the section.
-func run(ctx context.Context, cfg config) error {
-	dir, err := os.MkdirTemp("", "omnia-perf-webhook-")
+func run(ctx context.Context, cfg config) (err error) {
+	dir, finish, err := loadgen.LogsDir("webhook", cfg.keep)
 	if err != nil {
 		return err
 	}
-	keep := cfg.keep
-	defer func() {
-		if keep {
-			fmt.Printf("logs kept in %s\n", dir)
-		} else {
-			_ = os.RemoveAll(dir)
-		}
-	}()
-	loadAvg := currentLoad()
+	defer func() { finish(err != nil) }()
+	loadAvg := loadgen.LoadAverage()
 	b, err := startBench(ctx, cfg, dir)
 	if err != nil {
-		keep = true
 		return err
 	}
 	defer b.stop()
 	steps, err := b.measure(ctx)
 	if err != nil {
-		keep = true
 		return err
 	}
 	var profile []string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -40,7 +41,8 @@ func (b *bench) profileStep(ctx context.Context, missed *stepFigures) ([]string,
 	if err != nil {
 		return nil, fmt.Errorf("go tool pprof: %w", err)
 	}
-	lines := []string{fmt.Sprintf("CPU profile of the operator during a repeat of the %.0f/s step over %s (p99 %s in that repeat), `go tool pprof -top`:", step.Rate, missed.protocol, perfreport.Ms(lat.P99))}
+	lines := []string{starvation(missed)}
+	lines = append(lines, fmt.Sprintf("CPU profile of the operator during a repeat of the %.0f/s step over %s (p99 %s in that repeat), `go tool pprof -top`:", step.Rate, missed.protocol, perfreport.Ms(lat.P99)))
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "File:") || strings.HasPrefix(l, "Type:") || strings.HasPrefix(l, "Time:") || strings.HasPrefix(l, "Build ID:") {
@@ -78,4 +80,19 @@ func (b *bench) saveCPUProfile(ctx context.Context, seconds int, path string) er
 		return err
 	}
 	return f.Close()
+}
+
+// starvation says whether the operator was short of CPU or busy with its
+// own work during the missed step: with the machine's cores to itself a
+// saturated operator uses nearly all of them; one that used far fewer
+// while reviews queued was waiting for CPU other processes held.
+func starvation(f *stepFigures) string {
+	cores := runtime.NumCPU()
+	if f.operatorCores < 0.5*float64(cores) {
+		return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores while reviews queued: "+
+			"it was short of CPU (held by other processes: see the load average), not saturated by its own work. "+
+			"The figures say little about the webhook until `make perf-webhook` runs on a quiet machine.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
+	}
+	return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores: it was saturated by its own work; "+
+		"the profile below says where it went.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
 }

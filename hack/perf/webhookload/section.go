@@ -9,9 +9,6 @@ import (
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 )
 
-// currentLoad is the machine's load average when the run began.
-func currentLoad() string { return loadgen.LoadAverage() }
-
 // section renders the measured steps as the report's "webhook-load"
 // section.
 func section(cfg config, b *bench, steps []stepFigures, profile []string, loadAvg string) perfreport.Section {
