@@ -102,6 +102,9 @@ type measurement struct {
 	durations map[key][]time.Duration
 	examples  int
 	blocks    int
+	// calls are the API server's calls to the Omnia webhooks during the
+	// measured blocks (the registration probes included).
+	calls webhookCalls
 }
 
 // measure waits until the operator's verdicts are the expected ones (the
@@ -136,7 +139,13 @@ func measure(ctx context.Context, env *loadgen.Environment, blocks []block, cfg 
 	// Their names are numbered past the plan's.
 	warm := []block{{mode: withWebhooks, concurrency: 8, first: warmupFirst, count: warmupCreates}, {mode: withoutWebhooks, concurrency: 8, first: warmupFirst + warmupCreates, count: warmupCreates}}
 	m := &measurement{durations: map[key][]time.Duration{}, examples: len(valid), blocks: len(blocks)}
+	var before webhookCalls
 	for i, b := range append(warm, blocks...) {
+		if i == len(warm) {
+			if before, err = readWebhookCalls(ctx, rc); err != nil {
+				return nil, err
+			}
+		}
 		if err := reg.set(ctx, b.mode); err != nil {
 			return nil, err
 		}
@@ -154,6 +163,11 @@ func measure(ctx context.Context, env *loadgen.Environment, blocks []block, cfg 
 		}
 		fmt.Printf("block %d/%d: %s, %d in flight, %d creates\n", i+1, len(warm)+len(blocks), b.mode, b.concurrency, b.count)
 	}
+	after, err := readWebhookCalls(ctx, rc)
+	if err != nil {
+		return nil, err
+	}
+	m.calls = webhookCalls{seconds: after.seconds - before.seconds, count: after.count - before.count}
 	// Leave the webhooks registered, as the environment installed them:
 	// its teardown removes them.
 	return m, reg.set(ctx, withWebhooks)

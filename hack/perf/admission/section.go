@@ -52,6 +52,7 @@ func section(cfg config, m *measurement, loadAvg string) perfreport.Section {
 			fmt.Sprintf("kube-apiserver, etcd, the operator (which reconciles what is created, in both modes) and this client share this machine's CPUs. "+
 				"The 1-minute load average was %s when the run began: on a shared machine the figures include other processes' contention.", loadAvg),
 			"A negative difference means the mode without webhooks was slower at that percentile: noise larger than the webhook's cost.",
+			webhookCallsNote(m.calls),
 		},
 	}
 	if cfg.quick {
@@ -80,4 +81,16 @@ func inFlight(c int) string {
 		return "sequential"
 	}
 	return fmt.Sprintf("%d in flight", c)
+}
+
+// webhookCallsNote reports the API server's own measure of its calls to
+// the webhooks: the part of the added latency spent in the call itself.
+func webhookCallsNote(c webhookCalls) string {
+	if c.count == 0 {
+		return "The API server recorded no call to the Omnia webhooks during the measured blocks (" + webhookMetric + "): the with-webhooks mode did not reach them."
+	}
+	mean := time.Duration(c.seconds / c.count * float64(time.Second))
+	return fmt.Sprintf("The API server's own measure of its calls to the Omnia webhooks during the measured blocks (%s, Δsum/Δcount): "+
+		"%.0f calls, mean %s per call (request over TLS, the operator's review, the answer); the rest of the added latency is the API server's own admission work around the call and the machine's contention.",
+		webhookMetric, c.count, perfreport.Ms(mean))
 }

@@ -33,7 +33,10 @@ type Environment struct {
 // StartLicensed starts the API server and the operator (extra flags in
 // args) with a licence key it trusts, and installs an enterprise licence:
 // several spec examples use enterprise features (schedules, load tests,
-// data generation, several workers) and must be admitted.
+// data generation, several workers) and must be admitted. Leader election
+// is off: every replica serves the webhooks whether it leads or not, and a
+// lease renewal missed on a CPU-starved machine would stop the operator
+// (controller-runtime exits on lost leadership) in the middle of a run.
 func StartLicensed(dir string, args ...string) (*Environment, error) {
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -47,7 +50,7 @@ func StartLicensed(dir string, args ...string) (*Environment, error) {
 	if err := os.WriteFile(pubPath, pub, 0o600); err != nil {
 		return nil, err
 	}
-	env, op, err := controlplane.WithOperator(controlplane.Options{}, dir, append([]string{"--license-public-key", pubPath}, args...)...)
+	env, op, err := controlplane.WithOperator(controlplane.Options{}, dir, append([]string{"--license-public-key", pubPath, "--leader-elect=false"}, args...)...)
 	if err != nil {
 		return nil, err
 	}

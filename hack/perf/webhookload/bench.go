@@ -183,6 +183,11 @@ func (b *bench) measureRates(ctx context.Context, proto string, opPid, self int)
 		if err != nil {
 			return nil, err
 		}
+		select {
+		case err := <-b.env.Operator.Exited():
+			return nil, fmt.Errorf("the operator exited during the %s %.0f/s step (log: %s): %v", proto, rate, b.env.Operator.LogPath, err)
+		default:
+		}
 		wall := time.Since(wallStart).Seconds()
 		opAfter, err3 := perfreport.CPUSeconds(opPid)
 		selfAfter, err4 := perfreport.CPUSeconds(self)
