@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/altairalabs/omnia/hack/perf/loadgen"
+	"github.com/altairalabs/omnia/hack/perf/perfreport"
+)
+
+// profileTopLines bounds the pprof -top entries copied into the notes.
+const profileTopLines = 12
+
+// profileStep repeats a step (the first 2,000/s one that missed the target) while
+// the operator takes a CPU profile of it (--pprof-bind-address), and
+// returns the header and top entries of `go tool pprof -top`. The measured
+// steps are never profiled: profiling costs the operator CPU.
+func (b *bench) profileStep(ctx context.Context, missed *stepFigures) ([]string, error) {
+	step := missed.result.Step
+	seconds := int(step.Duration.Seconds())
+	path := filepath.Join(b.dir, "cpu.pprof")
+	done := make(chan error, 1)
+	go func() { done <- b.saveCPUProfile(ctx, seconds, path) }()
+	res, err := loadgen.Run(ctx, loadgen.RealClock{}, step, b.sender(missed.protocol, false))
+	if err != nil {
+		return nil, err
+	}
+	if err := <-done; err != nil {
+		return nil, err
+	}
+	lat := perfreport.Summarise(res.Latencies)
+	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", fmt.Sprintf("-nodecount=%d", profileTopLines), path).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go tool pprof: %w", err)
+	}
+	lines := []string{starvation(missed)}
+	lines = append(lines, fmt.Sprintf("CPU profile of the operator during a repeat of the %.0f/s step over %s (p99 %s in that repeat), `go tool pprof -top`:", step.Rate, missed.protocol, perfreport.Ms(lat.P99)))
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "File:") || strings.HasPrefix(l, "Type:") || strings.HasPrefix(l, "Time:") || strings.HasPrefix(l, "Build ID:") {
+			continue
+		}
+		lines = append(lines, "`"+l+"`")
+	}
+	return lines, nil
+}
+
+// saveCPUProfile GETs the operator's /debug/pprof/profile for seconds into
+// path.
+func (b *bench) saveCPUProfile(ctx context.Context, seconds int, path string) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", b.pprofAddr, seconds)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// starvation says whether the operator was short of CPU or busy with its
+// own work during the missed step: with the machine's cores to itself a
+// saturated operator uses nearly all of them; one that used far fewer
+// while reviews queued was waiting for CPU other processes held.
+func starvation(f *stepFigures) string {
+	cores := runtime.NumCPU()
+	if f.operatorCores < 0.5*float64(cores) {
+		return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores while reviews queued: "+
+			"it was short of CPU (held by other processes: see the load average), not saturated by its own work. "+
+			"The figures say little about the webhook until `make perf-webhook` runs on a quiet machine.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
+	}
+	return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores: it was saturated by its own work; "+
+		"the profile below says where it went.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
+}
