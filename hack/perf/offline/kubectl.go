@@ -95,4 +95,3 @@ func runKubectl(ctx context.Context, cfg config, file string, acc *account) (too
 	res.Compare = compare(acc.Rules, acc.expected(), kr.Flagged)
 	return res, nil
 }
-

@@ -35,8 +35,9 @@ var (
 	// A rule ID carried in a message: a CEL rule's or a catalog finding's.
 	kubectlRuleID = regexp.MustCompile(`\[([a-z]+/[a-z0-9]+(?:-[a-z0-9]+)*)\] `)
 	// A plain OpenAPI constraint's field error, which carries no ID:
-	// "<path>: Invalid value: <v>: <path> in body should ...".
-	kubectlSchemaError = regexp.MustCompile(`([A-Za-z0-9_.\[\]]+): Invalid value: .*?: [A-Za-z0-9_.\[\]]+ in body (should [^,]*)`)
+	// "<path>: Invalid value: <v>: <path> in body should ...", the path
+	// said twice (checked in parseRefusal).
+	kubectlSchemaError = regexp.MustCompile(`(?:^|[\s\[])([a-z][A-Za-z0-9_.\[\]]*): Invalid value: [^:]*: ([a-z][A-Za-z0-9_.\[\]]*) in body (should [^,]*)`)
 )
 
 // refusal is one error kubectl printed.
@@ -132,9 +133,12 @@ func parseRefusal(line string) refusal {
 		addRule(m[1])
 	}
 	for _, m := range kubectlSchemaError.FindAllStringSubmatch(line, -1) {
+		if m[1] != m[2] {
+			continue
+		}
 		// The same derivation omniactl makes from the same field error
 		// (rules.schemaFinding), so both name the constraint alike.
-		addRule(rules.SchemaRuleID(r.Kind, m[1], rules.SchemaConstraint(field.ErrorTypeInvalid, m[2])))
+		addRule(rules.SchemaRuleID(r.Kind, m[1], rules.SchemaConstraint(field.ErrorTypeInvalid, m[3])))
 	}
 	return r
 }
