@@ -33,6 +33,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/zap/zapcore"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -68,6 +72,9 @@ func main() {
 }
 
 func runHarness() error {
+	// envtest logs through controller-runtime; errors only, as
+	// bench-agents does.
+	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	cfg := config{}
 	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
 	flag.BoolVar(&cfg.quick, "quick", false, "smoke run: 500 documents, and skip a tool whose binary is not cached yet")

@@ -47,8 +47,16 @@ if [[ "${CACHED_ONLY}" == "--cached-only" ]]; then
   exit 3
 fi
 
-echo "building ${TOOL} ${VERSION} from ${PKG} (once; cached in ${CACHE_DIR})" >&2
 mkdir -p "${CACHE_DIR}"
+# One build at a time per tool: a second caller (make perf-offline while a
+# build started by hand runs) waits for it and reuses its binary.
+exec 9>"${CACHE_DIR}/.lock"
+flock 9
+if [[ -x "${BIN}" ]]; then
+  echo "${BIN}"
+  exit 0
+fi
+echo "building ${TOOL} ${VERSION} from ${PKG} (once; cached in ${CACHE_DIR})" >&2
 tmp="${CACHE_DIR}/.${TOOL}.$$"
 trap 'rm -f "${tmp}"' EXIT
 start="${SECONDS}"
