@@ -68,8 +68,9 @@ const (
 	invalidSecretKeyFormat = "redis url" // a space is not a Secret data key character
 )
 
-// provider is shaped like the spec's claude-production example.
-const provider = `apiVersion: omnia.altairalabs.ai/v1alpha1
+// providerHead is every Provider's identity and type: %[1]d is the
+// document's index, %[2]d its namespace's.
+const providerHead = `apiVersion: omnia.altairalabs.ai/v1alpha1
 kind: Provider
 metadata:
   name: claude-%[1]d
@@ -78,7 +79,10 @@ metadata:
     app.kubernetes.io/part-of: agents-%[2]d
 spec:
   type: claude
-  model: claude-sonnet-4-20250514
+`
+
+// provider is shaped like the spec's claude-production example.
+const provider = providerHead + `  model: claude-sonnet-4-20250514
   credential:
     secretRef:
       name: anthropic-credentials
@@ -100,16 +104,7 @@ spec:
 
 // platformProvider is Claude hosted on AWS Bedrock; %[3]s is its auth stanza
 // (empty in the documents that break provider/platform-requires-auth).
-const platformProvider = `apiVersion: omnia.altairalabs.ai/v1alpha1
-kind: Provider
-metadata:
-  name: claude-%[1]d
-  namespace: team-%[2]d
-  labels:
-    app.kubernetes.io/part-of: agents-%[2]d
-spec:
-  type: claude
-  model: anthropic.claude-sonnet-4-20250514-v1:0
+const platformProvider = providerHead + `  model: anthropic.claude-sonnet-4-20250514-v1:0
   platform:
     type: bedrock
     region: us-east-1
@@ -123,10 +118,9 @@ const platformAuth = `  auth:
     type: workloadIdentity
 `
 
-// agent is shaped like the spec's production-agent example; %[4]s is the
-// runtime.extraEnv key (reserved in the documents that break
-// agentruntime/reserved-env-key).
-const agent = `apiVersion: omnia.altairalabs.ai/v1alpha1
+// agentHead is every AgentRuntime's identity: %[1]d is the document's
+// index, %[2]d its namespace's.
+const agentHead = `apiVersion: omnia.altairalabs.ai/v1alpha1
 kind: AgentRuntime
 metadata:
   name: agent-%[1]d
@@ -134,7 +128,12 @@ metadata:
   labels:
     app.kubernetes.io/part-of: agents-%[2]d
 spec:
-  promptPackRef:
+`
+
+// agent is shaped like the spec's production-agent example; %[4]s is the
+// runtime.extraEnv key (reserved in the documents that break
+// agentruntime/reserved-env-key).
+const agent = agentHead + `  promptPackRef:
     name: customer-service-prompts
     version: "2.1.0"
   providers:
@@ -184,15 +183,7 @@ spec:
 
 // functionAgent is a one-shot function behind a rest facade with async
 // invocation; %[4]s is its facades list.
-const functionAgent = `apiVersion: omnia.altairalabs.ai/v1alpha1
-kind: AgentRuntime
-metadata:
-  name: agent-%[1]d
-  namespace: team-%[2]d
-  labels:
-    app.kubernetes.io/part-of: agents-%[2]d
-spec:
-  mode: function
+const functionAgent = agentHead + `  mode: function
   promptPackRef:
     name: classify-ticket
     version: "1.0.0"
