@@ -130,16 +130,16 @@ func runKyverno(ctx context.Context, cfg config, file string, acc *account) (too
 	return res, nil
 }
 
-// locateTool finds gator's or the Kyverno CLI's binary, building it unless
-// the run is -quick. It returns why the tool is skipped, if it is.
+// locateTool finds gator's or the Kyverno CLI's binary, building it when
+// cfg.build. It returns why the tool is skipped, if it is.
 func locateTool(ctx context.Context, cfg config, tool string) (bin, skipped string) {
-	if !cfg.quick {
+	if cfg.build {
 		fmt.Printf("%s: building from its Go module if not cached (hack/perf/tools/build.sh)\n", tool)
 	}
-	bin, err := toolBinary(ctx, cfg, tool, cfg.quick)
+	bin, err := toolBinary(ctx, cfg, tool, !cfg.build)
 	switch {
 	case errors.Is(err, errNotCached):
-		return "", "not cached yet and -quick builds nothing: run `hack/perf/tools/build.sh " + tool + "` (or make perf-offline) once"
+		return "", "its binary was not cached yet and this run built nothing (-quick or -build=false): run `hack/perf/tools/build.sh " + tool + "` (or make perf-offline) once"
 	case err != nil:
 		return "", "could not be built here: " + oneLine(err.Error())
 	}
