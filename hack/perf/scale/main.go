@@ -1,0 +1,131 @@
+// Command scale is `make perf-scale` (issue #13 §4): the operator's
+// controllers at 1,000 and 10,000 mixed objects on the local cluster
+// (test/controlplane WithOperatorCluster: kube-apiserver, etcd,
+// kube-controller-manager, kube-scheduler, a kwok Node, and the operator
+// binary as `make run` runs it, with the Arena controllers and a real Redis
+// queue). For each size it creates the mix of mix.go, waits until every
+// object has converged (converge.go, followed through watches), and
+// reports the time to converge, the operator's peak RSS, its API requests
+// per object by verb, and the writes during a steady state afterwards,
+// into docs/performance/reconcile-scale.json.
+//
+// It is a benchmark, not a test: it asserts nothing and is not part of
+// `make test`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
+
+type config struct {
+	sizes        []int
+	steady       time.Duration
+	timeout      time.Duration
+	concurrency  int
+	arenaWorkers int
+	profile      time.Duration
+	keep         bool
+	quick        bool
+	out          string
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "perf scale:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+	var cfg config
+	sizes := flag.String("sizes", "1000,10000", "numbers of mixed objects, one local cluster each")
+	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
+	flag.BoolVar(&cfg.quick, "quick", false, "a smoke run: 100 objects (unless -sizes is given), a 20 s steady state, a 10 s profile")
+	flag.DurationVar(&cfg.steady, "steady", 5*time.Minute, "steady-state window after convergence in which writes are counted")
+	flag.DurationVar(&cfg.timeout, "timeout", time.Hour, "give up on a size whose objects have not converged by then")
+	flag.IntVar(&cfg.concurrency, "concurrency", 16, "parallel creators (a GitOps tool applying many manifests)")
+	flag.IntVar(&cfg.arenaWorkers, "arena-workers", 8, "runs whose queues the harness works at once, playing their worker pods")
+	flag.DurationVar(&cfg.profile, "profile", 60*time.Second, "CPU profile of the operator over the first this-long of each ramp")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep each size's logs and profiles directory")
+	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if cfg.quick {
+		if !set["sizes"] {
+			*sizes = "100"
+		}
+		if !set["steady"] {
+			cfg.steady = 20 * time.Second
+		}
+		if !set["profile"] {
+			cfg.profile = 10 * time.Second
+		}
+	}
+	var err error
+	if cfg.sizes, err = parseSizes(*sizes); err != nil {
+		return err
+	}
+
+	// An interrupt stops the run but still tears the cluster down.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var results []*result
+	var runErr error
+	for _, n := range cfg.sizes {
+		r, err := runSize(ctx, cfg, n)
+		if err != nil {
+			runErr = fmt.Errorf("N=%d: %w", n, err)
+			break
+		}
+		printResult(r)
+		results = append(results, r)
+	}
+	if len(results) == 0 {
+		return runErr
+	}
+	sec := section(ctx, cfg, results, runErr)
+	if err := sec.Write(cfg.out); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s/%s.json\n", cfg.out, sec.ID)
+	return runErr
+}
+
+// parseSizes reads "-sizes 1000,10000".
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchScheme holds the built-in kinds and Omnia's.
+func benchScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	return scheme
+}
