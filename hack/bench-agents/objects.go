@@ -58,4 +58,6 @@ func providerSpec(baseURL string) v1alpha1.ProviderSpec { return clusterbench.Pr
 
 // agentSpec is agent name's spec: its own Provider (of the same name) and
 // pack.
-func agentSpec(name, pack string) v1alpha1.AgentRuntimeSpec { return clusterbench.AgentSpec(pack, name) }
+func agentSpec(name, pack string) v1alpha1.AgentRuntimeSpec {
+	return clusterbench.AgentSpec(pack, name)
+}

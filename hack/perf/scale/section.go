@@ -84,8 +84,8 @@ func section(ctx context.Context, cfg config, results []*result, runErr error) p
 	s := perfreport.Section{
 		ID: "reconcile-scale", Order: 4, Title: "Reconcile at scale", Command: "make perf-scale",
 		Summary: "For each size a fresh local cluster (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, a kwok Node, Redis) runs the operator binary as `make run` runs it, " +
-			"with the Arena controllers. The harness creates the mixed objects with 16 parallel creators, 100 per namespace, in blocks of ten: " +
-			"4 Providers (Claude, health-checked against a local plain-http vendor), 3 ToolRegistries (one HTTP tool at a local endpoint; one registry in ten probes it over TCP), " +
+			fmt.Sprintf("with the Arena controllers. The harness creates the mixed objects with %d parallel creators, %d per namespace, in blocks of ten: ", cfg.concurrency, objectsPerNamespace) +
+			fmt.Sprintf("4 Providers (Claude, health-checked against a local plain-http vendor), 3 ToolRegistries (one HTTP tool at a local endpoint; one registry in %d probes it over TCP every 60 s), ", probeEvery) +
 			"2 AgentRuntimes (each with its own PromptPack and ConfigMap, using its block's Provider; each makes a ServiceAccount, Role, RoleBinding, Service and Deployment whose Pod kwok makes Ready) " +
 			"and 1 ArenaJob (a manual evaluation of the namespace's hosted ArenaProject: an ArenaRun, a Redis work queue and a worker Job; the harness plays the worker pods). " +
 			"Each namespace's credential Secret and Ready ArenaProject are set up before the clock starts. " +
