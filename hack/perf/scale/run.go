@@ -33,6 +33,12 @@ type result struct {
 	// object had converged, VmHWM after the steady state, and VmRSS then
 	// (KiB).
 	peakAtConverged, peak, rss int64
+	// peakBefore is the operator's VmHWM before the first create: what it
+	// reached starting up, with no object of the mix (KiB).
+	peakBefore int64
+	// heapInuse is the operator's Go heap in use at convergence
+	// (go_memstats_heap_inuse_bytes), beside its RSS.
+	heapInuse float64
 	// cpuSeconds is the operator's CPU time from the first create to
 	// convergence.
 	cpuSeconds float64
@@ -168,6 +174,9 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 	if err != nil {
 		return nil, err
 	}
+	if r.peakBefore, _, err = perfreport.Memory(op.Pid()); err != nil {
+		return nil, err
+	}
 
 	t0 := time.Now()
 	cpuProfile := clusterbench.ProfileCPU(ctx, pprofAddr, dir, cfg.profile)
@@ -209,19 +218,26 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 		return nil, err
 	}
 	r.cpuSeconds = cpuAfter - cpuBefore
-	opAfter, err := operatorRequests(op, token)
+	opBody, err := clusterbench.OperatorMetrics(op, token)
+	if err != nil {
+		return nil, err
+	}
+	opAfter, err := clusterbench.ClientRequests(opBody)
 	if err != nil {
 		return nil, err
 	}
 	r.requests = clusterbench.Delta(opBefore, opAfter)
+	if r.heapInuse, err = gauge(opBody, "go_memstats_heap_inuse_bytes"); err != nil {
+		return nil, err
+	}
+	if r.loads, err = clusterbench.ControllerLoads(opBody); err != nil {
+		return nil, err
+	}
 	apiAfter, err := clusterbench.APIRequests(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
 	r.apiLines = clusterbench.RequestLines(clusterbench.RequestDelta(apiBefore, apiAfter), float64(n)/4)
-	if r.loads, err = clusterbench.OperatorLoads(op, token); err != nil {
-		return nil, err
-	}
 	fmt.Printf("  converged after %s (all created after %s)\n", r.converged.Round(time.Millisecond), r.allCreated.Round(time.Millisecond))
 	r.heapProfile = filepath.Join(dir, "heap.pprof")
 	if err := clusterbench.SaveProfile(ctx, pprofAddr, "heap", "gc=1", dir, "heap.pprof"); err != nil {
@@ -265,6 +281,18 @@ func operatorRequests(op *controlplane.Operator, token string) (map[string]float
 		return nil, err
 	}
 	return clusterbench.ClientRequests(body)
+}
+
+// gauge is the value of a metric with one sample (a Go runtime gauge).
+func gauge(body, name string) (float64, error) {
+	samples, err := perfreport.Samples(body, name)
+	if err != nil {
+		return 0, err
+	}
+	if len(samples) != 1 {
+		return 0, fmt.Errorf("operator /metrics: %d samples of %s, want 1", len(samples), name)
+	}
+	return samples[0].Value, nil
 }
 
 // waitProjectsReady waits until the n ArenaProjects are Ready (set-up, not

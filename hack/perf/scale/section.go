@@ -115,14 +115,14 @@ func sizeTable(results []*result) perfreport.Table {
 	t := perfreport.Table{
 		Caption: "Per size: convergence, the operator's memory and CPU, its API requests, and steady-state writes",
 		Header: []string{"Objects", "Mix", "All created", "Converged", "Operator CPU to convergence",
-			"Peak RSS at convergence", "Peak RSS after steady state", "Operator API requests per object", "of which writes",
+			"Peak RSS before the first create", "Peak RSS at convergence", "Go heap in use at convergence", "Peak RSS after steady state", "Operator API requests per object", "of which writes",
 			"Steady-state writes to objects", "Steady-state Lease writes", "Operator write requests in steady state"},
 	}
 	for _, r := range results {
 		total := clusterbench.Sum(r.requests)
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprint(r.n), mixText(r.plan), secs(r.allCreated), secs(r.converged), fmt.Sprintf("%.1f s", r.cpuSeconds),
-			mib(r.peakAtConverged), mib(r.peak), perObject(total, r.n), perObject(total-r.requests["GET"], r.n),
+			mib(r.peakBefore), mib(r.peakAtConverged), mib(int64(r.heapInuse/1024)), mib(r.peak), perObject(total, r.n), perObject(total-r.requests["GET"], r.n),
 			fmt.Sprintf("%.0f", r.writes.ObjectTotal()), fmt.Sprintf("%.0f", clusterbench.Sum(r.writes.Leases)),
 			fmt.Sprintf("%.0f", clusterbench.Sum(r.operatorWrites)),
 		})
@@ -223,7 +223,8 @@ func printResult(r *result) {
 	total := clusterbench.Sum(r.requests)
 	fmt.Printf("\nN=%d (%s)\n", r.n, mixText(r.plan))
 	fmt.Printf("  all created after %s, converged after %s, operator CPU %.1f s\n", secs(r.allCreated), secs(r.converged), r.cpuSeconds)
-	fmt.Printf("  operator peak RSS %s at convergence, %s after the steady state (VmRSS %s)\n", mib(r.peakAtConverged), mib(r.peak), mib(r.rss))
+	fmt.Printf("  operator peak RSS %s before the first create, %s at convergence (Go heap in use %s), %s after the steady state (VmRSS %s)\n",
+		mib(r.peakBefore), mib(r.peakAtConverged), mib(int64(r.heapInuse/1024)), mib(r.peak), mib(r.rss))
 	fmt.Printf("  operator API requests %.0f (%.2f per object): %s\n", total, total/float64(r.n), strings.Join(clusterbench.SortedLines(r.requests), ", "))
 	fmt.Printf("  steady state %s: writes to objects %.0f (%s); Lease writes %s; operator write requests %s\n", r.steady,
 		r.writes.ObjectTotal(), orNone(clusterbench.SortedLines(r.writes.Objects)), orNone(clusterbench.SortedLines(r.writes.Leases)), orNone(clusterbench.SortedLines(r.operatorWrites)))

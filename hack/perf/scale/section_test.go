@@ -52,8 +52,8 @@ func TestSectionFigures(t *testing.T) {
 		t.Fatalf("row %d cells, header %d", len(row), len(s.Tables[0].Header))
 	}
 	// 5,000 requests over 1,000 objects, 2,000 of them writes.
-	if row[7] != "5.00" || row[8] != "2.00" {
-		t.Errorf("requests per object %q, writes %q", row[7], row[8])
+	if row[9] != "5.00" || row[10] != "2.00" {
+		t.Errorf("requests per object %q, writes %q", row[9], row[10])
 	}
 	verbs := s.Tables[1].Rows[0]
 	if verbs[1] != "3.00" || verbs[4] != "2.00" || verbs[len(verbs)-1] != "5.00" {
