@@ -122,7 +122,7 @@ func sizeTable(results []*result) perfreport.Table {
 		total := clusterbench.Sum(r.requests)
 		t.Rows = append(t.Rows, []string{
 			fmt.Sprint(r.n), mixText(r.plan), secs(r.allCreated), secs(r.converged), fmt.Sprintf("%.1f s", r.cpuSeconds),
-			mib(r.peakBefore), mib(r.peakAtConverged), mib(int64(r.heapInuse/1024)), mib(r.peak), perObject(total, r.n), perObject(total-r.requests["GET"], r.n),
+			mib(r.peakBefore), mib(r.peakAtConverged), mib(int64(r.heapInuse / 1024)), mib(r.peak), perObject(total, r.n), perObject(total-r.requests["GET"], r.n),
 			fmt.Sprintf("%.0f", r.writes.ObjectTotal()), fmt.Sprintf("%.0f", clusterbench.Sum(r.writes.Leases)),
 			fmt.Sprintf("%.0f", clusterbench.Sum(r.operatorWrites)),
 		})

@@ -60,3 +60,14 @@ func TestSectionFigures(t *testing.T) {
 		t.Errorf("per-verb row %q", verbs)
 	}
 }
+
+func TestGaugeReadsOneSample(t *testing.T) {
+	body := "# TYPE go_memstats_heap_inuse_bytes gauge\ngo_memstats_heap_inuse_bytes 1.8350080e+07\ngo_memstats_heap_sys_bytes 4e+07\n"
+	v, err := gauge(body, "go_memstats_heap_inuse_bytes")
+	if err != nil || v != 18350080 {
+		t.Errorf("gauge: %v, %v", v, err)
+	}
+	if _, err := gauge(body, "go_memstats_missing"); err == nil {
+		t.Error("a missing gauge read as a value")
+	}
+}
