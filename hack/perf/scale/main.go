@@ -92,7 +92,7 @@ func run() error {
 	for _, n := range cfg.sizes {
 		r, err := runSize(ctx, cfg, n)
 		if err != nil {
-			runErr = fmt.Errorf("N=%d: %w", n, err)
+			runErr = fmt.Errorf("size %d: %w", n, err)
 			break
 		}
 		printResult(r)
