@@ -22,8 +22,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"sort"
@@ -34,11 +32,6 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -47,14 +40,6 @@ import (
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
-
-// benchScheme holds the built-in kinds and Omnia's.
-func benchScheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(v1alpha1.AddToScheme(scheme))
-	return scheme
-}
 
 func main() {
 	if err := run(); err != nil {
@@ -149,15 +134,12 @@ func run() error {
 func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	scheme := benchScheme()
 	// The benchmark's own client must not be what limits the run.
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 500, 1000
-	c, err := client.New(admin, client.Options{Scheme: scheme})
+	admin, c, err := clusterbench.AdminClient(cluster.Config)
 	if err != nil {
 		return err
 	}
-	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	vendor := clusterbench.LocalVendor()
 	defer vendor.Close()
 
 	for i := 0; i < cfg.n; i += agentsPerNamespace {
@@ -166,7 +148,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}
 
-	tracker, err := trackPhases(ctx, admin, scheme)
+	tracker, err := trackPhases(ctx, admin)
 	if err != nil {
 		return err
 	}

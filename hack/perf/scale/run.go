@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -125,18 +122,14 @@ func runSize(ctx context.Context, cfg config, n int) (*result, error) {
 func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Cluster, op *controlplane.Operator, redisURL, contentRoot, pprofAddr, dir string) (*result, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	scheme := benchScheme()
-	// The harness's own client must not be what limits the run.
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 500, 1000
-	c, err := client.New(admin, client.Options{Scheme: scheme})
+	admin, c, err := clusterbench.AdminClient(cluster.Config)
 	if err != nil {
 		return nil, err
 	}
 	plan := NewPlan(n)
 	r := &result{n: n, plan: plan, steady: cfg.steady}
 
-	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	vendor := clusterbench.LocalVendor()
 	defer vendor.Close()
 	v := vendors{providerURL: vendor.URL, toolEndpoint: vendor.URL + "/lookup"}
 
@@ -154,7 +147,7 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 		return nil, err
 	}
 	defer workers.stop()
-	tr, err := startTracker(ctx, admin, scheme, workers.enqueue)
+	tr, err := startTracker(ctx, admin, workers.enqueue)
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 )
 
 // tracker follows every mixed object's status through watches (one
@@ -33,11 +32,7 @@ type tracker struct {
 }
 
 // startTracker starts the informers and returns once they have synced.
-func startTracker(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, onRunRunning func(namespace, name string)) (*tracker, error) {
-	c, err := cache.New(cfg, cache.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
+func startTracker(ctx context.Context, cfg *rest.Config, onRunRunning func(namespace, name string)) (*tracker, error) {
 	t := &tracker{
 		converged:    map[Kind]map[string]bool{},
 		jobs:         map[string]*v1alpha1.ArenaJob{},
@@ -49,22 +44,13 @@ func startTracker(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme,
 	for _, k := range Kinds {
 		t.converged[k] = map[string]bool{}
 	}
-	for _, obj := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.ToolRegistry{}, &v1alpha1.AgentRuntime{}, &v1alpha1.ArenaJob{}, &v1alpha1.ArenaRun{}} {
-		inf, err := c.GetInformer(ctx, obj)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { t.observe(o, false) },
-			UpdateFunc: func(_, o any) { t.observe(o, false) },
-			DeleteFunc: func(o any) { t.observe(o, true) },
-		}); err != nil {
-			return nil, err
-		}
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, fmt.Errorf("the status informers did not sync")
+	err := clusterbench.Watch(ctx, cfg, toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { t.observe(o, false) },
+		UpdateFunc: func(_, o any) { t.observe(o, false) },
+		DeleteFunc: func(o any) { t.observe(o, true) },
+	}, &v1alpha1.Provider{}, &v1alpha1.ToolRegistry{}, &v1alpha1.AgentRuntime{}, &v1alpha1.ArenaJob{}, &v1alpha1.ArenaRun{})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
 }
