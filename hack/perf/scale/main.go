@@ -87,21 +87,45 @@ func run() error {
 	for _, n := range cfg.sizes {
 		r, err := runSize(ctx, cfg, n)
 		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("interrupted before it completed (%w)", err)
+			}
 			runErr = fmt.Errorf("size %d: %w", n, err)
 			break
 		}
 		printResult(r)
 		results = append(results, r)
+		// Written after every size, so a later size that fails or is
+		// interrupted does not lose the ones that completed.
+		if err := writeSection(ctx, cfg, results, nil); err != nil {
+			return err
+		}
 	}
-	if len(results) == 0 {
-		return runErr
+	if runErr != nil && len(results) > 0 {
+		if err := writeSection(context.Background(), cfg, results, runErr); err != nil {
+			return err
+		}
 	}
+	return runErr
+}
+
+// writeSection writes the section of the completed sizes.
+func writeSection(ctx context.Context, cfg config, results []*result, runErr error) error {
 	sec := section(ctx, cfg, results, runErr)
 	if err := sec.Write(cfg.out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s/%s.json\n", cfg.out, sec.ID)
-	return runErr
+	fmt.Printf("wrote %s/%s.json (sizes %s)\n", cfg.out, sec.ID, sizesText(results))
+	return nil
+}
+
+// sizesText is "1000, 10000".
+func sizesText(results []*result) string {
+	var parts []string
+	for _, r := range results {
+		parts = append(parts, strconv.Itoa(r.n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // parseSizes reads "-sizes 1000,10000".

@@ -179,12 +179,17 @@ func notes(ctx context.Context, cfg config, results []*result, runErr error, tar
 		out = append(out, "A size did not complete: "+runErr.Error())
 	}
 	for _, r := range results {
+		out = append(out, fmt.Sprintf("N=%d: the operator used %.1f s of CPU in the %s to convergence, %.0f %% of one core: it was not what limited convergence; the API server, etcd, the controller-manager and kwok on the same shared cores were.",
+			r.n, r.cpuSeconds, secs(r.converged), 100*r.cpuSeconds/r.converged.Seconds()))
+		if note := probeWritesNote(r); note != "" {
+			out = append(out, note)
+		}
 		out = append(out, fmt.Sprintf("N=%d: %d namespaces, %d probing ToolRegistries; ArenaRuns at the end by phase %v (%d work items executed by the harness's workers, %d worker errors).",
 			r.n, len(r.plan.Namespaces), probing(r.plan), r.runs, r.itemsExecuted, r.workerFailures))
 		if w := clusterbench.SortedLines(r.writes.Objects); len(w) > 0 {
 			out = append(out, fmt.Sprintf("N=%d steady-state writes to objects by resource: %s.", r.n, strings.Join(w, ", ")))
 		}
-		out = append(out, fmt.Sprintf("N=%d steady-state Lease writes: %s; the operator's own write requests: %s.",
+		out = append(out, fmt.Sprintf("N=%d steady-state Lease writes: %s; the operator's own write requests: %s (its PUTs are its Lease renewals; a POST is the TokenReview or SubjectAccessReview its /metrics makes to authenticate the harness's scrape).",
 			r.n, orNone(clusterbench.SortedLines(r.writes.Leases)), orNone(clusterbench.SortedLines(r.operatorWrites))))
 		if len(r.apiLines) > 0 {
 			out = append(out, fmt.Sprintf("N=%d API server requests during convergence (every client, at least N/4): %s.", r.n, strings.Join(r.apiLines[:min(len(r.apiLines), 12)], "; ")))
@@ -209,6 +214,22 @@ func notes(ctx context.Context, cfg config, results []*result, runErr error, tar
 		}
 	}
 	return out
+}
+
+// probeWritesNote explains the steady-state status writes of the probing
+// ToolRegistries, when there were any.
+func probeWritesNote(r *result) string {
+	writes := r.writes.Objects["toolregistries/status PATCH"]
+	n := probing(r.plan)
+	if writes == 0 || n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("N=%d: the steady state's toolregistries/status writes (%.0f) are the %d probing ToolRegistries' probe rounds, %.1f each in %s: "+
+		"each round stamps status.discoveredTools[].lastChecked with the probe time, so a probing registry writes its status once per interval (60 s) even when no result changed. "+
+		"Non-probing registries, Providers (whose health checks also repeat), AgentRuntimes and ArenaJobs wrote nothing. "+
+		"Meeting 0 would take not writing lastChecked when the result is unchanged (a spec change: lastChecked would become the last change, or move to a metric), "+
+		"or a longer spec.probe.interval, which only divides the rate.",
+		r.n, writes, n, writes/float64(n), r.steady)
 }
 
 func orNone(lines []string) string {
