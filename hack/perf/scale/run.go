@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -197,6 +198,10 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 			// Counting walks every object: at most four times a second.
 			time.Sleep(250 * time.Millisecond)
 		case <-time.After(time.Second):
+		case err := <-op.Exited():
+			// E.g. leader election lost: the API server did not answer a
+			// Lease renewal within the renew deadline.
+			return nil, fmt.Errorf("the operator exited during the ramp (%v; log %s): %s", err, op.LogPath, lastLogLine(op.LogPath, "manager stopped"))
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for convergence: %w (%s)", ctx.Err(), p)
 		}
@@ -274,6 +279,21 @@ func operatorRequests(op *controlplane.Operator, token string) (map[string]float
 		return nil, err
 	}
 	return clusterbench.ClientRequests(body)
+}
+
+// lastLogLine is the last line of the log at path holding substr, or "".
+func lastLogLine(path, substr string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], substr) {
+			return lines[i][:min(len(lines[i]), 300)]
+		}
+	}
+	return ""
 }
 
 // gauge is the value of a metric with one sample (a Go runtime gauge).
