@@ -189,6 +189,13 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 			createErr = nil
 		default:
 		}
+		// The process is gone from /proc once it exited (its Wait reaps
+		// it): e.g. leader election lost, the API server not answering a
+		// Lease renewal within the renew deadline. Exited() is not read
+		// here: Stop reads it.
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", op.Pid())); err != nil {
+			return nil, fmt.Errorf("the operator exited during the ramp (log %s): %s", op.LogPath, lastLogLine(op.LogPath, "manager stopped"))
+		}
 		if time.Since(lastReport) > 10*time.Second {
 			fmt.Printf("  %6.1fs created %d/%d, converged: %s\n", time.Since(t0).Seconds(), created.count.Load(), n, p)
 			lastReport = time.Now()
@@ -198,10 +205,6 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 			// Counting walks every object: at most four times a second.
 			time.Sleep(250 * time.Millisecond)
 		case <-time.After(time.Second):
-		case err := <-op.Exited():
-			// E.g. leader election lost: the API server did not answer a
-			// Lease renewal within the renew deadline.
-			return nil, fmt.Errorf("the operator exited during the ramp (%v; log %s): %s", err, op.LogPath, lastLogLine(op.LogPath, "manager stopped"))
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for convergence: %w (%s)", ctx.Err(), p)
 		}
