@@ -39,6 +39,8 @@ type config struct {
 	keep         bool
 	quick        bool
 	out          string
+	// operatorArgs are extra operator flags (-operator-arg, repeatable).
+	operatorArgs []string
 }
 
 func main() {
@@ -59,6 +61,10 @@ func run() error {
 	flag.IntVar(&cfg.concurrency, "concurrency", 16, "parallel creators (a GitOps tool applying many manifests)")
 	flag.IntVar(&cfg.arenaWorkers, "arena-workers", 8, "runs whose queues the harness works at once, playing their worker pods")
 	flag.DurationVar(&cfg.profile, "profile", 60*time.Second, "CPU profile of the operator over the first this-long of each ramp")
+	flag.Func("operator-arg", "an extra operator flag, e.g. -operator-arg=--leader-elect-renew-deadline=45s on a machine so loaded that the API server misses Lease renewals; repeatable", func(v string) error {
+		cfg.operatorArgs = append(cfg.operatorArgs, v)
+		return nil
+	})
 	flag.BoolVar(&cfg.keep, "keep", false, "keep each size's logs and profiles directory")
 	flag.Parse()
 	set := map[string]bool{}

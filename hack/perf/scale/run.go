@@ -100,9 +100,9 @@ func runSize(ctx context.Context, cfg config, n int) (*result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir,
-		"--arena", "--workspace-content-path", contentRoot, "--arena-queue-redis-url-file", urlFile,
-		"--pprof-bind-address="+pprofAddr)
+	args := append([]string{"--arena", "--workspace-content-path", contentRoot, "--arena-queue-redis-url-file", urlFile,
+		"--pprof-bind-address=" + pprofAddr}, cfg.operatorArgs...)
+	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
 	if err != nil {
 		return nil, err
 	}

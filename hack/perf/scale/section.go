@@ -175,6 +175,9 @@ func notes(ctx context.Context, cfg config, results []*result, runErr error, tar
 		out = append(out, "A -quick smoke run: small sizes and a short steady state; not the report's figures.")
 	}
 	out = append(out, "Measured on a shared 2-core machine while other builds ran: times and CPU are noisy; the counts (requests, writes) are not.")
+	if len(cfg.operatorArgs) > 0 {
+		out = append(out, "The operator ran with the extra flags "+strings.Join(cfg.operatorArgs, " ")+" (-operator-arg).")
+	}
 	if runErr != nil {
 		out = append(out, "A size did not complete: "+runErr.Error())
 	}
