@@ -116,7 +116,7 @@ perf-offline: control-plane ## 3. omniactl check, gator, the Kyverno CLI and kub
 	go run ./hack/perf/offline $(PERF_FLAGS)
 
 .PHONY: perf-scale
-perf-scale: control-plane ## 4. Reconcile 1,000 and 10,000 mixed objects; RSS, requests per object, steady-state writes.
+perf-scale: control-plane redis ## 4. Reconcile 1,000 and 10,000 mixed objects; RSS, requests per object, steady-state writes.
 	go run ./hack/perf/scale $(PERF_FLAGS)
 
 .PHONY: perf-faults

@@ -3,18 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -31,13 +29,11 @@ import (
 func baseline(ctx context.Context, cfg config, cluster *controlplane.Cluster) error {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 500, 1000
-	c, err := client.New(admin, client.Options{Scheme: benchScheme()})
+	_, c, err := clusterbench.AdminClient(cluster.Config)
 	if err != nil {
 		return err
 	}
-	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	vendor := clusterbench.LocalVendor()
 	defer vendor.Close()
 	for i := 0; i < cfg.n; i += agentsPerNamespace {
 		if err := createNamespace(ctx, c, i); err != nil {

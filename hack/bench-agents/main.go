@@ -10,7 +10,8 @@
 //   - the operator's peak RSS (VmHWM of its process);
 //   - the API writes during a steady state afterwards (-steady, 60 s): the
 //     operator's own client requests by method, and the API server's writes
-//     by resource (see metrics.go for how they are attributed).
+//     by resource (see hack/perf/clusterbench/writes.go for how they are
+//     attributed).
 //
 // It is a benchmark, not a test: it asserts nothing and is not part of
 // `make test`. The issue's targets (N = 1000: ≤ 60 s, ≤ 200 MiB, 0 writes)
@@ -21,9 +22,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"sort"
@@ -34,26 +32,14 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
-
-// benchScheme holds the built-in kinds and Omnia's.
-func benchScheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(v1alpha1.AddToScheme(scheme))
-	return scheme
-}
 
 func main() {
 	if err := run(); err != nil {
@@ -107,7 +93,7 @@ func run() error {
 	args := append([]string{}, cfg.operatorArgs...)
 	if cfg.profile > 0 {
 		cfg.keep = true
-		if cfg.pprofAddr, err = freeLoopbackAddr(); err != nil {
+		if cfg.pprofAddr, err = clusterbench.FreeLoopbackAddr(); err != nil {
 			return err
 		}
 		args = append(args, "--pprof-bind-address="+cfg.pprofAddr)
@@ -148,15 +134,12 @@ func run() error {
 func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *controlplane.Operator) error {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	scheme := benchScheme()
 	// The benchmark's own client must not be what limits the run.
-	admin := rest.CopyConfig(cluster.Config)
-	admin.QPS, admin.Burst = 500, 1000
-	c, err := client.New(admin, client.Options{Scheme: scheme})
+	admin, c, err := clusterbench.AdminClient(cluster.Config)
 	if err != nil {
 		return err
 	}
-	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	vendor := clusterbench.LocalVendor()
 	defer vendor.Close()
 
 	for i := 0; i < cfg.n; i += agentsPerNamespace {
@@ -165,18 +148,18 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 		}
 	}
 
-	tracker, err := trackPhases(ctx, admin, scheme)
+	tracker, err := trackPhases(ctx, admin)
 	if err != nil {
 		return err
 	}
-	rampBefore, err := apiRequests(ctx, admin)
+	rampBefore, err := clusterbench.APIRequests(ctx, admin)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
 	var cpuProfile <-chan error
 	if cfg.profile > 0 {
-		cpuProfile = profileCPU(ctx, cfg.pprofAddr, cfg.dir, cfg.profile)
+		cpuProfile = clusterbench.ProfileCPU(ctx, cfg.pprofAddr, cfg.dir, cfg.profile)
 	}
 	var created atomic.Int64
 	createdAt := make(chan time.Duration, 1)
@@ -248,12 +231,12 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
-	rampAfter, err := apiRequests(ctx, admin)
+	rampAfter, err := clusterbench.APIRequests(ctx, admin)
 	if err != nil {
 		return err
 	}
 	if cfg.profile > 0 {
-		if err := saveProfile(ctx, cfg.pprofAddr, "heap", "gc=1", cfg.dir, "heap.pprof"); err != nil {
+		if err := clusterbench.SaveProfile(ctx, cfg.pprofAddr, "heap", "gc=1", cfg.dir, "heap.pprof"); err != nil {
 			return fmt.Errorf("heap profile: %w", err)
 		}
 		if err := <-cpuProfile; err != nil {
@@ -267,11 +250,11 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
-	apiBefore, opBefore, err := scrapeWrites(ctx, admin, op, token)
+	apiBefore, opBefore, err := clusterbench.ScrapeWrites(ctx, admin, op, token)
 	if err != nil {
 		return err
 	}
-	loads, err := operatorLoads(op, token)
+	loads, err := clusterbench.OperatorLoads(op, token)
 	if err != nil {
 		return err
 	}
@@ -280,7 +263,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	apiAfter, opAfter, err := scrapeWrites(ctx, admin, op, token)
+	apiAfter, opAfter, err := clusterbench.ScrapeWrites(ctx, admin, op, token)
 	if err != nil {
 		return err
 	}
@@ -288,7 +271,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
-	apiDelta, opDelta := delta(apiBefore, apiAfter), delta(opBefore, opAfter)
+	apiDelta, opDelta := clusterbench.Delta(apiBefore, apiAfter), clusterbench.Delta(opBefore, opAfter)
 
 	var opTotal float64
 	for _, v := range opDelta {
@@ -305,7 +288,7 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	}
 	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
 	fmt.Printf("  API requests until then (every client; by resource and verb, at least N/2; mean server time):\n")
-	for _, l := range requestLines(requestDelta(rampBefore, rampAfter), float64(cfg.n)/2) {
+	for _, l := range clusterbench.RequestLines(clusterbench.RequestDelta(rampBefore, rampAfter), float64(cfg.n)/2) {
 		fmt.Printf("    %s\n", l)
 	}
 	names := make([]string, 0, len(loads))
@@ -315,91 +298,21 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	sort.Strings(names)
 	for _, name := range names {
 		l := loads[name]
-		if l.reconciles == 0 {
+		if l.Reconciles == 0 {
 			continue
 		}
 		fmt.Printf("  %-34s %.0f reconciles, %.1fs reconciling on %.0f worker(s) (%.1f ms each)\n",
-			name, l.reconciles, l.seconds, l.workers, 1000*l.seconds/l.reconciles)
+			name, l.Reconciles, l.Seconds, l.Workers, 1000*l.Seconds/l.Reconciles)
 	}
 	fmt.Printf("  steady state %s: operator writes to Omnia objects and agent children %.0f   (target: 0)\n",
-		cfg.steady, operatorObjectWrites(apiDelta))
+		cfg.steady, clusterbench.OperatorObjectWrites(apiDelta))
 	fmt.Printf("  steady state %s: every write request the operator sent %.0f (%s; leader-election Lease renewals included)\n",
-		cfg.steady, opTotal, strings.Join(sortedLines(opDelta), ", "))
+		cfg.steady, opTotal, strings.Join(clusterbench.SortedLines(opDelta), ", "))
 	fmt.Printf("  steady state %s: API server writes by resource (every client):\n", cfg.steady)
-	for _, l := range sortedLines(apiDelta) {
+	for _, l := range clusterbench.SortedLines(apiDelta) {
 		fmt.Printf("    %s\n", l)
 	}
 	return nil
-}
-
-// scrapeWrites reads the API server's write counters by resource and the
-// operator's own write requests by method.
-func scrapeWrites(ctx context.Context, admin *rest.Config, op *controlplane.Operator, token string) (api, operator map[string]float64, err error) {
-	body, err := apiServerMetrics(ctx, admin)
-	if err != nil {
-		return nil, nil, err
-	}
-	if api, err = writesByResource(body); err != nil {
-		return nil, nil, err
-	}
-	code, obody, err := op.Metrics(token)
-	if err != nil {
-		return nil, nil, err
-	}
-	if code != http.StatusOK {
-		return nil, nil, fmt.Errorf("operator /metrics: HTTP %d", code)
-	}
-	if operator, err = clientWrites(obody); err != nil {
-		return nil, nil, err
-	}
-	return api, operator, nil
-}
-
-// apiServerMetrics is the API server's /metrics, read as the admin.
-func apiServerMetrics(ctx context.Context, admin *rest.Config) (string, error) {
-	hc, err := rest.HTTPClientFor(admin)
-	if err != nil {
-		return "", err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(admin.Host, "/")+"/metrics", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("API server /metrics: HTTP %d", resp.StatusCode)
-	}
-	return string(body), nil
-}
-
-// apiRequests reads the API server's request counts and times by resource
-// and verb.
-func apiRequests(ctx context.Context, admin *rest.Config) (map[string]requestStat, error) {
-	body, err := apiServerMetrics(ctx, admin)
-	if err != nil {
-		return nil, err
-	}
-	return requestsByResource(body)
-}
-
-// operatorLoads reads the controllers' work from the operator's /metrics.
-func operatorLoads(op *controlplane.Operator, token string) (map[string]*controllerLoad, error) {
-	code, body, err := op.Metrics(token)
-	if err != nil {
-		return nil, err
-	}
-	if code != http.StatusOK {
-		return nil, fmt.Errorf("operator /metrics: HTTP %d", code)
-	}
-	return controllerLoads(body)
 }
 
 // runBaseline starts the local cluster without the operator and runs

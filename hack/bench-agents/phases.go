@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 )
 
 // phaseTracker follows every AgentRuntime's status.phase through one watch
@@ -25,15 +23,7 @@ type phaseTracker struct {
 }
 
 // trackPhases starts the informer and returns once it has synced.
-func trackPhases(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*phaseTracker, error) {
-	c, err := cache.New(cfg, cache.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
-	inf, err := c.GetInformer(ctx, &v1alpha1.AgentRuntime{})
-	if err != nil {
-		return nil, err
-	}
+func trackPhases(ctx context.Context, cfg *rest.Config) (*phaseTracker, error) {
 	t := &phaseTracker{phases: map[string]v1alpha1.AgentRuntimePhase{}, changed: make(chan struct{}, 1)}
 	set := func(obj any) {
 		if ar, ok := obj.(*v1alpha1.AgentRuntime); ok {
@@ -46,7 +36,7 @@ func trackPhases(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) 
 			}
 		}
 	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	if err := clusterbench.Watch(ctx, cfg, toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    set,
 		UpdateFunc: func(_, cur any) { set(cur) },
 		DeleteFunc: func(obj any) {
@@ -56,12 +46,8 @@ func trackPhases(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) 
 				t.mu.Unlock()
 			}
 		},
-	}); err != nil {
+	}, &v1alpha1.AgentRuntime{}); err != nil {
 		return nil, err
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, fmt.Errorf("the AgentRuntime informer did not sync")
 	}
 	return t, nil
 }

@@ -83,21 +83,41 @@ func (e *Env) Namespace(ctx context.Context, prefix string) (string, string) {
 // main (go-git; no git binary) and returns the commit.
 func WriteRepository(dir string, files map[string]string) string {
 	ginkgo.GinkgoHelper()
+	commit, err := CommitRepository(dir, files)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return commit
+}
+
+// CommitRepository is WriteRepository for callers outside a Ginkgo spec
+// (hack/perf/scale): it returns the error instead of failing the spec.
+func CommitRepository(dir string, files map[string]string) (string, error) {
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 		InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	if err != nil {
+		return "", err
+	}
 	for p, content := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
-		gomega.Expect(os.MkdirAll(filepath.Dir(full), 0o755)).To(gomega.Succeed())
-		gomega.Expect(os.WriteFile(full, []byte(content), 0o644)).To(gomega.Succeed())
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			return "", err
+		}
 	}
 	wt, err := repo.Worktree()
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	gomega.Expect(wt.AddGlob(".")).To(gomega.Succeed())
+	if err != nil {
+		return "", err
+	}
+	if err := wt.AddGlob("."); err != nil {
+		return "", err
+	}
 	sig := &object.Signature{Name: "e2e", Email: "e2e@example.invalid", When: time.Now()}
 	h, err := wt.Commit("arena e2e project", &git.CommitOptions{Author: sig, Committer: sig})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	return h.String()
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
 }
 
 // CreateJob creates the ArenaJob ns/name running the namespace's project.

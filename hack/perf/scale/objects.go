@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+	"github.com/altairalabs/omnia/test/arenafixture"
+)
+
+// What stands in each namespace before the mixed objects arrive (a team's
+// namespace as the platform hands it over): the Providers' credential
+// Secret and a Ready hosted ArenaProject, arenafixture's two-scenario
+// project, whose git repository go-git writes into the workspace content
+// volume. They are set up before the timed ramp and are not among the N
+// objects.
+func setUpNamespace(ctx context.Context, c client.Client, ns, contentRoot string) error {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return fmt.Errorf("namespace %s: %w", ns, err)
+	}
+	if err := c.Create(ctx, clusterbench.CredentialSecretIn(ns)); err != nil {
+		return fmt.Errorf("secret in %s: %w", ns, err)
+	}
+	if _, err := arenafixture.CommitRepository(source.HostedPath(contentRoot, ns, arenafixture.ProjectName), arenafixture.ProjectFiles); err != nil {
+		return fmt.Errorf("project repository of %s: %w", ns, err)
+	}
+	return c.Create(ctx, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: arenafixture.ProjectName}})
+}
+
+// vendors are the local servers the objects point at: nothing leaves the
+// machine.
+type vendors struct {
+	// providerURL is the plain-http vendor the Providers' health checks
+	// reach.
+	providerURL string
+	// toolEndpoint is the HTTP tool endpoint of every ToolRegistry; a
+	// probing registry dials its host:port.
+	toolEndpoint string
+}
+
+// objectsOf are the objects item it creates, in the order a GitOps tool
+// might apply them (an agent's pack before the agent).
+func objectsOf(it Item, v vendors) []client.Object {
+	meta := metav1.ObjectMeta{Namespace: it.Namespace, Name: it.Name}
+	switch it.Kind {
+	case KindProvider:
+		return []client.Object{&v1alpha1.Provider{ObjectMeta: meta, Spec: clusterbench.ProviderSpec(v.providerURL)}}
+	case KindToolRegistry:
+		return []client.Object{&v1alpha1.ToolRegistry{ObjectMeta: meta, Spec: toolRegistrySpec(it.Probe, v.toolEndpoint)}}
+	case KindAgentRuntime:
+		return append(clusterbench.PromptPackObjects(it.Namespace, it.Pack),
+			&v1alpha1.AgentRuntime{ObjectMeta: meta, Spec: clusterbench.AgentSpec(it.Pack, it.Provider)})
+	case KindArenaJob:
+		// A manual evaluation of the namespace's project: one run, one
+		// trial of each scenario, one worker (the open-core limits).
+		return []client.Object{&v1alpha1.ArenaJob{ObjectMeta: meta, Spec: v1alpha1.ArenaJobSpec{
+			SourceRef: v1alpha1.LocalObjectReference{Name: arenafixture.ProjectName}}}}
+	}
+	return nil
+}
+
+// toolRegistrySpec is a registry of one explicit HTTP tool at endpoint,
+// probing it (TCP, the default 60 s interval) when probe is set.
+func toolRegistrySpec(probe bool, endpoint string) v1alpha1.ToolRegistrySpec {
+	spec := v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{{
+		Name: "lookup", Type: v1alpha1.ToolRegistryHandlerTypeHTTP,
+		HTTPConfig: &v1alpha1.ToolRegistryHTTPConfig{Endpoint: endpoint},
+		Tool: &v1alpha1.ToolRegistryToolDefinition{Name: "lookup", Description: "looks a record up",
+			InputSchema: runtime.RawExtension{Raw: []byte(`{"type":"object"}`)}},
+	}}}
+	if probe {
+		on := true
+		spec.Probe = &v1alpha1.ToolRegistryProbe{Enabled: &on}
+	}
+	return spec
+}
+
+// createItem creates item it's objects.
+func createItem(ctx context.Context, c client.Client, it Item, v vendors) error {
+	for _, o := range objectsOf(it, v) {
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("%T %s/%s: %w", o, it.Namespace, o.GetName(), err)
+		}
+	}
+	return nil
+}
