@@ -106,8 +106,13 @@ const (
 	probeNamespace     = "faults-probe"
 )
 
-// replayWorkers bounds the reference run's parallel writers.
-const replayWorkers = 8
+// StreamWriters is how many writers the stream with faults has: several
+// operations are in flight when a fault strikes, as with several clients.
+// ReplayWriters bounds the reference run's writers (unpaced).
+const (
+	StreamWriters = 4
+	ReplayWriters = 8
+)
 
 // env is a running scenario.
 type env struct {
@@ -271,7 +276,7 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 	run := &Stream{Client: e.admin, Namespace: RunNamespace, Groups: e.cfg.Groups, Interval: e.cfg.Interval}
 	stop := make(chan struct{})
 	streamErr := make(chan error, 1)
-	go func() { streamErr <- run.Run(ctx, stop, 0) }()
+	go func() { streamErr <- run.Run(ctx, stop, 0, min(e.cfg.Groups, StreamWriters)) }()
 	res := &Result{}
 	sleep := func(d time.Duration) error {
 		select {
@@ -319,7 +324,7 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 	e.logf("stream with faults done: %d operations; replaying them without faults", res.Ops)
 
 	ref := &Stream{Client: e.admin, Namespace: ReferenceNamespace, Groups: e.cfg.Groups}
-	if err := ref.Replay(ctx, res.Ops, min(e.cfg.Groups, replayWorkers)); err != nil {
+	if err := ref.Run(ctx, nil, res.Ops, min(e.cfg.Groups, ReplayWriters)); err != nil {
 		return nil, fmt.Errorf("faults: the reference stream: %w", err)
 	}
 	res.Reference = ref.Report()

@@ -1,9 +1,11 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -69,10 +71,27 @@ func OpAt(k, groups int) Op {
 		g := m / len(streamKinds)
 		return Op{Kind: kind, Group: g, Name: objectName(kind, g)}
 	}
+	// Then one valid write in CreateEvery creates another Provider or
+	// ToolRegistry (cheap objects: no Deployment), so creates go on through
+	// every fault; the others update the first groups round after round.
 	u := m - perRound
-	g := (u % perRound) / len(streamKinds)
-	return Op{Kind: kind, Group: g, Version: u/perRound + 1, Update: true, Name: objectName(kind, g)}
+	if u%CreateEvery == 0 {
+		e := u / CreateEvery
+		kind, g := KindProvider, groups+e/2
+		if e%2 == 1 {
+			kind = KindToolRegistry
+		}
+		return Op{Kind: kind, Group: g, Name: objectName(kind, g)}
+	}
+	q := u - u/CreateEvery - 1 // updates before this one
+	kind = streamKinds[q%len(streamKinds)]
+	g := (q % perRound) / len(streamKinds)
+	return Op{Kind: kind, Group: g, Version: q/perRound + 1, Update: true, Name: objectName(kind, g)}
 }
+
+// CreateEvery: after the first groups, one valid operation in CreateEvery
+// is a create.
+const CreateEvery = 4
 
 // validBefore is how many valid operations come before op k.
 func validBefore(k int) int { return k - (k+1)/InvalidEvery }
@@ -115,6 +134,8 @@ type Stream struct {
 	Groups    int
 	// Interval paces the operations (0: as fast as they complete).
 	Interval time.Duration
+	// RetryPause is how long a failed attempt waits (0: retryPause).
+	RetryPause time.Duration
 
 	mu sync.Mutex
 	// Done is how many operations completed.
@@ -136,81 +157,117 @@ const maxUnexplained = 25
 // retryPause is how long a failed attempt waits before the next.
 const retryPause = 200 * time.Millisecond
 
-// Run performs operations from the first until stop is closed (or, when
-// limit > 0, until limit operations are done) or ctx ends. An operation
-// under way when stop closes is finished first.
-func (s *Stream) Run(ctx context.Context, stop <-chan struct{}, limit int) error {
-	var tick <-chan time.Time
-	if s.Interval > 0 {
-		t := time.NewTicker(s.Interval)
-		defer t.Stop()
-		tick = t.C
+// Run performs the stream's operations with workers writers until stop
+// closes or limit operations (when limit > 0) are done, or ctx ends. The
+// operations of one object stay in order on one writer (partition), so
+// objects end as a sequential run would leave them. When stop closes, the
+// writers finish every operation before the last one any of them started,
+// so the operations done are always the stream's first Report().Done,
+// which a replay repeats. Interval paces the stream, not each writer:
+// operation k is due Interval×k after the start, so the writers keep
+// together, and one held up by a fault catches up afterwards; after stop
+// they finish unpaced.
+func (s *Stream) Run(ctx context.Context, stop <-chan struct{}, limit, workers int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &prefix{end: math.MaxInt, stopped: make(chan struct{})}
+	if limit > 0 {
+		p.end = limit
 	}
-	for k := 0; limit <= 0 || k < limit; k++ {
-		select {
-		case <-stop:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		if tick != nil {
+	if stop != nil {
+		go func() {
 			select {
-			case <-tick:
 			case <-stop:
+				p.close()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	start := time.Now()
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() { errs <- s.write(ctx, w, workers, p, start) }()
+	}
+	var first error
+	for range workers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+// write is writer w's loop: its operations, in order, until the prefix
+// ends.
+func (s *Stream) write(ctx context.Context, w, workers int, p *prefix, start time.Time) error {
+	for k := 0; ; k++ {
+		op := OpAt(k, s.Groups)
+		if partition(op, k)%workers != w {
+			if p.past(k) {
 				return nil
+			}
+			continue
+		}
+		if !p.start(k) {
+			return nil
+		}
+		if wait := time.Until(start.Add(time.Duration(k) * s.Interval)); s.Interval > 0 && wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-p.stopped:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		if err := s.do(ctx, OpAt(k, s.Groups)); err != nil {
+		if err := s.do(ctx, op); err != nil {
 			return err
 		}
 		s.mu.Lock()
 		s.done++
 		s.mu.Unlock()
 	}
-	return nil
 }
 
-// Replay performs the first limit operations with workers in parallel,
-// as fast as they complete: operations on one object stay in order (each
-// group's, and each invalid create's, go to one worker), so the objects
-// end as a sequential run leaves them. The reference run uses it, so the
-// replay of a long run with faults does not take as long again.
-func (s *Stream) Replay(ctx context.Context, limit, workers int) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make(chan error, workers)
-	for w := range workers {
-		go func() {
-			for k := range limit {
-				op := OpAt(k, s.Groups)
-				if partition(op, k)%workers != w {
-					continue
-				}
-				if err := s.do(ctx, op); err != nil {
-					cancel()
-					errs <- err
-					return
-				}
-				s.mu.Lock()
-				s.done++
-				s.mu.Unlock()
-			}
-			errs <- nil
-		}()
-	}
-	var first error
-	for range workers {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+// prefix is the end of the operations a run performs: unbounded (or its
+// limit) until stop, then one past the last operation any writer started.
+type prefix struct {
+	mu      sync.Mutex
+	end     int
+	started int
+	stopped chan struct{}
+	once    sync.Once
 }
 
-// partition says which replay worker performs op k: its group's, or, for
+// start reports whether operation k is in the run, and records it started.
+func (p *prefix) start(k int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k >= p.end {
+		return false
+	}
+	p.started = max(p.started, k+1)
+	return true
+}
+
+// past reports whether operation k is beyond the run.
+func (p *prefix) past(k int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return k >= p.end
+}
+
+// close ends the run after the operations started so far.
+func (p *prefix) close() {
+	p.once.Do(func() {
+		p.mu.Lock()
+		p.end = min(p.end, p.started)
+		p.mu.Unlock()
+		close(p.stopped)
+	})
+}
+
+// partition says which writer performs op k: its group's, or, for
 // an invalid create (an object of its own), its position's.
 func partition(op Op, k int) int {
 	if op.Invalid && !op.Update {
@@ -262,7 +319,7 @@ func (s *Stream) do(ctx context.Context, op Op) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s: %w (last error: %v)", op, ctx.Err(), err)
-		case <-time.After(retryPause):
+		case <-time.After(cmp.Or(s.RetryPause, retryPause)):
 		}
 	}
 }
@@ -344,7 +401,10 @@ func classify(err error) ErrorClass {
 		strings.Contains(msg, "connection refused"), strings.Contains(msg, "connection reset"),
 		strings.Contains(msg, "EOF"), strings.Contains(msg, "etcdserver"), strings.Contains(msg, "Client.Timeout"),
 		strings.Contains(msg, "http2: client connection lost"), strings.Contains(msg, "i/o timeout"),
-		strings.Contains(msg, "the server is currently unable"), strings.Contains(msg, "context deadline exceeded"):
+		strings.Contains(msg, "the server is currently unable"), strings.Contains(msg, "context deadline exceeded"),
+		// A restarted API server refuses writes its admission webhooks
+		// would judge until it has read their configuration.
+		strings.Contains(msg, "not yet ready to handle request"):
 		return ClassAPIUnavailable
 	}
 	return ClassOther

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,21 +53,36 @@ func TestStreamOperations(t *testing.T) {
 	if invalid != 50 {
 		t.Errorf("%d invalid operations in 200, want one in %d", invalid, InvalidEvery)
 	}
-	// Every group's three objects are created, then updated round after
-	// round: after 200 operations (150 valid, 9 creates) the 141 updates
-	// are 15 rounds of 9 and 6 more.
+	// The first groups' nine objects are created, then one valid write in
+	// four creates another Provider or ToolRegistry and the others update
+	// the nine round after round: of 150 valid operations, 9 + 36 creates
+	// and 105 updates, 11 or 12 of each of the nine.
 	total := 0
 	for _, kind := range streamKinds {
 		for g := range groups {
 			n := updates[kind+"/"+objectName(kind, g)]
 			total += n
-			if n != 15 && n != 16 {
-				t.Errorf("%s %d updated %d times, want 15 or 16", kind, g, n)
+			if n != 11 && n != 12 {
+				t.Errorf("%s %d updated %d times, want 11 or 12", kind, g, n)
 			}
 		}
 	}
-	if total != 141 {
-		t.Errorf("%d updates, want 141", total)
+	if total != 105 {
+		t.Errorf("%d updates, want 105", total)
+	}
+	extra := 0
+	for key := range created {
+		if !strings.Contains(key, "invalid-") {
+			extra++
+		}
+	}
+	if extra != 45 {
+		t.Errorf("%d valid creates, want 45", extra)
+	}
+	for k := range 200 {
+		if op := OpAt(k, groups); !op.Invalid && !op.Update && op.Group >= groups && op.Kind == KindAgentRuntime {
+			t.Errorf("op %d creates an AgentRuntime beyond the first groups", k)
+		}
 	}
 }
 
@@ -106,6 +122,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf(`Post "https://127.0.0.1:4444/apis": dial tcp 127.0.0.1:4444: connect: connection refused`), ClassAPIUnavailable},
 		{apierrors.NewServiceUnavailable("etcd"), ClassAPIUnavailable},
 		{context.DeadlineExceeded, ClassAPIUnavailable},
+		{apierrors.NewForbidden(gr, "p", errors.New("not yet ready to handle request")), ClassAPIUnavailable},
 		{apierrors.NewBadRequest("nope"), ClassOther},
 	}
 	for _, c := range cases {

@@ -61,13 +61,14 @@ func run() error {
 }
 
 // FullConfig is `make perf-faults`: ten groups (30 objects) updated round
-// after round at 20 operations a second, 20 s of steady stream before the
+// after round, and more Providers and ToolRegistries created, at 10
+// operations a second, 20 s of steady stream before the
 // first fault and after each recovery, the operator's own leader-election
 // timings.
 func FullConfig() faults.Config {
 	return faults.Config{
 		Groups:          10,
-		Interval:        50 * time.Millisecond,
+		Interval:        100 * time.Millisecond,
 		Warmup:          20 * time.Second,
 		Settle:          20 * time.Second,
 		Faults:          []string{faults.FaultAPIServer, faults.FaultEtcd, faults.FaultLeader},

@@ -20,14 +20,17 @@ func Section(cfg faults.Config, res *faults.Result, quick bool) perfreport.Secti
 	s := perfreport.Section{ID: "faults", Order: 5, Title: "Faults, with nothing lost", Command: "make perf-faults"}
 	s.Summary = fmt.Sprintf("The local cluster (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, a kwok Node) runs two operator "+
 		"replicas, leader election on, both serving the webhooks (failurePolicy Fail, as generated) behind a TCP front registered as the "+
-		"webhook endpoint, which spreads connections over the replicas and fails over as a Service would. A stream of %d operations "+
-		"(one every %s: creates, then round after round of updates, of %d Providers, ToolRegistries and AgentRuntimes, and one write in %d "+
-		"an invalid create or update the webhook must refuse; every failed attempt retried) runs while the faults below are injected one "+
-		"after another, %s apart. A replica that exits is started again after %s, as a kubelet would. The same operations are then "+
-		"replayed, without faults, in a second namespace, and once both settle every object's status is compared (timestamps and the "+
-		"namespace's name normalised; generations and observedGenerations compared as they are), and every stored object is judged "+
-		"again offline with the rule library (rules.Full, admission stage: `omniactl check`'s verdict).",
-		res.Ops, cfg.Interval, cfg.Groups, faults.InvalidEvery, cfg.Settle, time.Second)
+		"webhook endpoint, which spreads connections over the replicas and fails over as a Service would. A stream of %d operations, "+
+		"written by %d writers and paced at one every %s (each object's operations in order on one writer; a writer held up by a fault catches up after), runs while the faults "+
+		"below are injected one after another, %s apart: first the creates of %d groups (a Provider, a ToolRegistry and an AgentRuntime "+
+		"using both), then round after round of updates of them, with one valid write in %d creating another Provider or ToolRegistry, "+
+		"and one write in %d an invalid create or update the webhook must refuse. Every failed attempt is retried. A replica that exits "+
+		"is started again after %s, as a kubelet would. The same operations are then replayed without faults in a second namespace "+
+		"(up to %d writers, unpaced), and once both settle every object's status is compared (timestamps, the namespace's name, the "+
+		"UID-derived compositionDigest and the order of conditions normalised; generations and observedGenerations compared as they "+
+		"are), and every stored object is judged again offline with the rule library (rules.Full, admission stage: `omniactl check`'s verdict).",
+		res.Ops, min(cfg.Groups, faults.StreamWriters), cfg.Interval, cfg.Settle, cfg.Groups, faults.CreateEvery, faults.InvalidEvery,
+		time.Second, min(cfg.Groups, faults.ReplayWriters))
 
 	admitted := len(res.Run.Admitted) + len(res.Reference.Admitted)
 	invalidStored := len(res.Recheck.Invalid)
