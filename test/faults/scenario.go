@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -78,6 +79,9 @@ type Result struct {
 	Run, Reference StreamReport
 	// FailedOutside counts failed attempts outside every fault window.
 	FailedOutside map[ErrorClass]int
+	// Unexplained are the distinct errors of attempts no fault explains
+	// (ClassOther), at most maxUnexplainedKept, for the report.
+	Unexplained []string
 	// Compared is how many objects were compared; Differences what
 	// differed once both runs converged (or when ConvergeTimeout ran out).
 	Compared    int
@@ -105,6 +109,9 @@ const (
 	ReferenceNamespace = "faults-reference"
 	probeNamespace     = "faults-probe"
 )
+
+// maxUnexplainedKept bounds Result.Unexplained.
+const maxUnexplainedKept = 10
 
 // StreamWriters is how many writers the stream with faults has: several
 // operations are in flight when a fault strikes, as with several clients.
@@ -423,6 +430,9 @@ func (e *env) attribute(res *Result) {
 		res.Faults[i].Failed = map[ErrorClass]int{}
 	}
 	for _, a := range res.Run.Attempts {
+		if a.Class == ClassOther && len(res.Unexplained) < maxUnexplainedKept && !slices.Contains(res.Unexplained, a.Err) {
+			res.Unexplained = append(res.Unexplained, a.Err)
+		}
 		hit := false
 		for i := range res.Faults {
 			w := res.Faults[i].Window

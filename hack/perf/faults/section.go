@@ -132,6 +132,9 @@ func Section(cfg faults.Config, res *faults.Result, quick bool) perfreport.Secti
 		}
 		s.Notes = append(s.Notes, "Invalid object: "+inv)
 	}
+	for _, msg := range res.Unexplained {
+		s.Notes = append(s.Notes, "A failed attempt no fault explains (class other): "+msg)
+	}
 	for _, f := range res.Faults {
 		if len(f.Recovery.Missing) > 0 {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s: not observed within %s: %s.", f.Name, cfg.RecoveryTimeout, strings.Join(f.Recovery.Missing, ", ")))
