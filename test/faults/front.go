@@ -1,6 +1,6 @@
 // Package faults is the fault-injection scenario of issue #13 §5, shared by
-// `make perf-faults` (hack/perf/faults) and its quick variant in `make test`
-// (test/e2e/faults): a steady stream of creates and updates, valid and
+// `make perf-faults` (hack/perf/faults; PERF_QUICK=1 for its quick
+// variant, which is too slow for make test): a steady stream of creates and updates, valid and
 // invalid, against the local cluster with two operator replicas behind a
 // TCP front, while kube-apiserver, etcd and the operator leader are killed;
 // then every object's status is compared with a run of the same stream
