@@ -84,11 +84,18 @@ func actions(res intent.DeployResult) []string {
 	return out
 }
 
-// objectState is an object's resourceVersion and generation.
-type objectState struct{ ResourceVersion, Generation string }
+// objectState is what a deploy writes of an object: its generation (spec)
+// and metadata, and for the kinds without a status its resourceVersion. The
+// resourceVersion of a kind with a status also moves when its controller
+// writes that status, which the operator does at any time (an agent just
+// created is still being reconciled), so it is not a deploy's write.
+type objectState struct{ ResourceVersion, Generation, Metadata string }
+
+// hasStatus are the kinds whose controllers write a status subresource.
+var hasStatus = map[string]bool{"PromptPack": true, "ToolRegistry": true, "ToolPolicy": true, "AgentRuntime": true}
 
 // snapshot lists every object of the kinds a published intent writes in
-// ns: "<kind>/<name>" → its resourceVersion and generation.
+// ns: "<kind>/<name>" → its objectState.
 func snapshot(ns string) map[string]objectState {
 	GinkgoHelper()
 	ctx := context.Background()
@@ -106,7 +113,15 @@ func snapshot(ns string) map[string]objectState {
 			if kind == "ConfigMap" && o.GetName() == "kube-root-ca.crt" {
 				continue // the controller-manager's
 			}
-			out[kind+"/"+o.GetName()] = objectState{o.GetResourceVersion(), fmt.Sprint(o.GetGeneration())}
+			st := objectState{
+				ResourceVersion: o.GetResourceVersion(),
+				Generation:      fmt.Sprint(o.GetGeneration()),
+				Metadata:        fmt.Sprint(o.GetLabels(), o.GetAnnotations(), o.GetOwnerReferences()),
+			}
+			if hasStatus[kind] {
+				st.ResourceVersion = ""
+			}
+			out[kind+"/"+o.GetName()] = st
 		}
 	}
 	return out
