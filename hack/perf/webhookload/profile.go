@@ -82,16 +82,18 @@ func (b *bench) saveCPUProfile(ctx context.Context, seconds int, path string) er
 	return f.Close()
 }
 
-// starvation says whether the operator was short of CPU or busy with its
-// own work during the missed step: with the machine's cores to itself a
-// saturated operator uses nearly all of them; one that used far fewer
-// while reviews queued was waiting for CPU other processes held.
+// starvation says what the operator's CPU use during the missed step
+// shows. An operator saturated by its own work uses nearly all the cores; one
+// that used far fewer while reviews queued was waiting: for CPU other
+// processes held when the machine was loaded (the load average is in the
+// notes), otherwise on scheduling, GC and syscalls, which the profile shows.
+// It states the figures and leaves the cause to them and the profile.
 func starvation(f *stepFigures) string {
 	cores := runtime.NumCPU()
 	if f.operatorCores < 0.5*float64(cores) {
-		return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores while reviews queued: "+
-			"it was short of CPU (held by other processes: see the load average), not saturated by its own work. "+
-			"The figures say little about the webhook until `make perf-webhook` runs on a quiet machine.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
+		return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores: it was not saturated by its own work. "+
+			"The tail is time spent waiting — for CPU other processes held when the load average is high, otherwise on scheduling, garbage collection and syscalls (the profile below).",
+			f.result.Step.Rate, f.protocol, f.operatorCores, cores)
 	}
 	return fmt.Sprintf("During the missed %.0f/s step over %s the operator used %.2f of this machine's %d cores: it was saturated by its own work; "+
 		"the profile below says where it went.", f.result.Step.Rate, f.protocol, f.operatorCores, cores)
