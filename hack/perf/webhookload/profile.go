@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 	"github.com/altairalabs/omnia/hack/perf/loadgen"
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 )
@@ -28,7 +26,11 @@ func (b *bench) profileStep(ctx context.Context, missed *stepFigures) ([]string,
 	seconds := int(step.Duration.Seconds())
 	path := filepath.Join(b.dir, "cpu.pprof")
 	done := make(chan error, 1)
-	go func() { done <- b.saveCPUProfile(ctx, seconds, path) }()
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+time.Minute)
+		defer cancel()
+		done <- clusterbench.SaveProfile(ctx, b.pprofAddr, "profile", fmt.Sprintf("seconds=%d", seconds), filepath.Dir(path), filepath.Base(path))
+	}()
 	res, err := loadgen.Run(ctx, loadgen.RealClock{}, step, b.sender(missed.protocol, false))
 	if err != nil {
 		return nil, err
@@ -51,35 +53,6 @@ func (b *bench) profileStep(ctx context.Context, missed *stepFigures) ([]string,
 		lines = append(lines, "`"+l+"`")
 	}
 	return lines, nil
-}
-
-// saveCPUProfile GETs the operator's /debug/pprof/profile for seconds into
-// path.
-func (b *bench) saveCPUProfile(ctx context.Context, seconds int, path string) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", b.pprofAddr, seconds)
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second+time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d", url, resp.StatusCode)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // starvation says what the operator's CPU use during the missed step
