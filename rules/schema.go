@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -18,7 +17,6 @@ import (
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
@@ -34,9 +32,36 @@ type kindSchema struct {
 	apiVersion string
 	namespaced bool
 	structural *structuralschema.Structural
-	validator  apiservervalidation.SchemaValidator
-	cel        *cel.Validator
+	// adaptor is structural's CEL adaptor, built once (schema_adaptor.go).
+	adaptor   *cachedSchema
+	validator apiservervalidation.SchemaValidator
+	// cel is the CRD's CEL rules compiled once (schema_cel_plan.go); nil
+	// when the CRD declares none.
+	cel    *celPlan
+	limits celLimits
+
+	upstreamOnce sync.Once
+	upstream     *cel.Validator
 }
+
+// upstreamCEL is the API server's own CEL validator for the kind, compiled
+// on first use (only ValidateUpstream needs it).
+func (ks *kindSchema) upstreamCEL() *cel.Validator {
+	ks.upstreamOnce.Do(func() { ks.upstream = cel.NewValidator(ks.structural, true, ks.limits.perCall) })
+	return ks.upstream
+}
+
+// celLimits are the CEL cost limits: the API server's, except in the tests
+// that reach them with small objects.
+type celLimits struct {
+	// perCall bounds one rule's evaluation.
+	perCall uint64
+	// budget bounds all the rules of one object.
+	budget int64
+}
+
+// apiServerLimits are the API server's CEL cost limits for custom resources.
+var apiServerLimits = celLimits{perCall: celconfig.PerCallLimit, budget: celconfig.RuntimeCELCostBudget}
 
 // SchemaValidator runs the generated CRDs' schema rules offline with the API
 // server's code: strict decoding of metadata and pruning of unknown fields
@@ -61,6 +86,10 @@ func DefaultSchema() (*SchemaValidator, error) {
 
 // NewSchemaValidator compiles every CRD in fsys (any *.yaml, recursively).
 func NewSchemaValidator(fsys fs.FS) (*SchemaValidator, error) {
+	return newSchemaValidator(fsys, apiServerLimits)
+}
+
+func newSchemaValidator(fsys fs.FS, limits celLimits) (*SchemaValidator, error) {
 	sv := &SchemaValidator{kinds: map[string]*kindSchema{}}
 	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
@@ -74,7 +103,7 @@ func NewSchemaValidator(fsys fs.FS) (*SchemaValidator, error) {
 		if err := yaml.Unmarshal(data, crdV1); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		ks, err := compile(crdV1)
+		ks, err := compile(crdV1, limits)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -87,7 +116,7 @@ func NewSchemaValidator(fsys fs.FS) (*SchemaValidator, error) {
 	return sv, nil
 }
 
-func compile(crdV1 *apiextensionsv1.CustomResourceDefinition) (*kindSchema, error) {
+func compile(crdV1 *apiextensionsv1.CustomResourceDefinition, limits celLimits) (*kindSchema, error) {
 	if len(crdV1.Spec.Versions) != 1 || crdV1.Spec.Versions[0].Schema == nil {
 		return nil, fmt.Errorf("CRD %s: want exactly one version with a schema", crdV1.Name)
 	}
@@ -104,13 +133,16 @@ func compile(crdV1 *apiextensionsv1.CustomResourceDefinition) (*kindSchema, erro
 	if err != nil {
 		return nil, err
 	}
+	adaptor := newCachedSchema(structural)
 	return &kindSchema{
 		kind:       crdV1.Spec.Names.Kind,
 		apiVersion: crdV1.Spec.Group + "/" + v.Name,
 		namespaced: crdV1.Spec.Scope != apiextensionsv1.ClusterScoped,
 		structural: structural,
+		adaptor:    adaptor,
 		validator:  validator,
-		cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
+		cel:        newCELPlan(structural, adaptor, limits.perCall),
+		limits:     limits,
 	}, nil
 }
 
@@ -135,6 +167,37 @@ type SchemaResult struct {
 // Validate evaluates obj (and old, on update) as the API server would on
 // create or update. obj is not modified.
 func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any) (SchemaResult, error) {
+	res, err := sv.validate(ctx, obj, old, planCEL)
+	if validateObserved != nil {
+		validateObserved(ctx, sv, obj, old, res, err)
+	}
+	return res, err
+}
+
+// validateObserved, when set (by this package's tests only), sees every
+// Validate call and its answer: the differential test holds each one, on
+// every schema case any test evaluates, to ValidateUpstream's.
+var validateObserved func(ctx context.Context, sv *SchemaValidator, obj, old map[string]any, res SchemaResult, err error)
+
+// ValidateUpstream is Validate with the API server's own CEL validator
+// (apiextensions' schema/cel.Validator, built on first use) and schema
+// adaptor in place of the plan compiled once per CRD (schema_cel_plan.go)
+// and the adaptors built once (schema_adaptor.go): the reference Validate
+// is held to by the differential tests, and the baseline of its
+// benchmarks. It gives the same answer, more slowly.
+func (sv *SchemaValidator) ValidateUpstream(ctx context.Context, obj, old map[string]any) (SchemaResult, error) {
+	return sv.validate(ctx, obj, old, upstreamCEL)
+}
+
+// celPath picks the CEL evaluation and schema adaptor of one evaluation.
+type celPath int
+
+const (
+	planCEL celPath = iota
+	upstreamCEL
+)
+
+func (sv *SchemaValidator) validate(ctx context.Context, obj, old map[string]any, path celPath) (SchemaResult, error) {
 	kind, _ := obj["kind"].(string)
 	ks, ok := sv.kinds[kind]
 	if !ok {
@@ -163,7 +226,11 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 		structuraldefaulting.Default(oldU, ks.structural)
 	}
 
-	var celOpts []cel.Option
+	var adaptor common.Schema = ks.adaptor
+	if path == upstreamCEL {
+		adaptor = &model.Structural{Structural: ks.structural}
+	}
+	var correlated *common.CorrelatedObject
 	if oldU == nil {
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
@@ -174,8 +241,7 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 		// not reported, and list-type invariants are checked only when the
 		// stored object met them. Without it omniactl and the deploy API
 		// would refuse an update the API server admits.
-		correlated := common.NewCorrelatedObject(u, oldU, &model.Structural{Structural: ks.structural})
-		celOpts = append(celOpts, cel.WithRatcheting(correlated))
+		correlated = common.NewCorrelatedObject(u, oldU, adaptor)
 		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u, oldU, ks.validator, apiservervalidation.WithRatcheting(correlated))...)
 		if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, oldU); len(oldErrs) == 0 {
 			errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
@@ -187,12 +253,7 @@ func (sv *SchemaValidator) Validate(ctx context.Context, obj, old map[string]any
 	} else if blocked, incomplete := hasBlocking(errs); blocked {
 		errs = append(errs, incomplete)
 	} else {
-		var oldArg any
-		if oldU != nil {
-			oldArg = oldU
-		}
-		celErrs, _ := ks.cel.Validate(ctx, nil, ks.structural, u, oldArg, celconfig.RuntimeCELCostBudget, celOpts...)
-		errs = append(errs, celErrs...)
+		errs = append(errs, ks.evaluateCEL(ctx, u, oldU, correlated, path)...)
 	}
 
 	res := SchemaResult{Pruned: pruned, Object: u}
@@ -301,18 +362,20 @@ func SchemaConstraint(errType field.ErrorType, detail string) string {
 	return "invalid"
 }
 
-// normalizeJSON copies obj the way the API server decodes a request body:
-// integral numbers become int64 and other numbers float64, whatever the
-// caller decoded them as (YAML decoders hand out float64 for 8080). It
-// reports values JSON cannot carry.
-func normalizeJSON(obj map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
+// evaluateCEL runs the CRD's CEL rules on u (oldU on update, correlated
+// with it for ratcheting) with the plan, or with the API server's validator.
+func (ks *kindSchema) evaluateCEL(ctx context.Context, u, oldU map[string]any, correlated *common.CorrelatedObject, path celPath) field.ErrorList {
+	if path == planCEL {
+		return ks.cel.validate(ctx, u, oldU, correlated, ks.limits.budget)
 	}
-	out := map[string]any{}
-	if err := utiljson.Unmarshal(data, &out); err != nil {
-		return nil, err
+	var opts []cel.Option
+	if correlated != nil {
+		opts = append(opts, cel.WithRatcheting(correlated))
 	}
-	return out, nil
+	var oldArg any
+	if oldU != nil {
+		oldArg = oldU
+	}
+	errs, _ := ks.upstreamCEL().Validate(ctx, nil, ks.structural, u, oldArg, ks.limits.budget, opts...)
+	return errs
 }

@@ -1,0 +1,237 @@
+package rules
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// differential records every Validate answer that differs from
+// ValidateUpstream's, over the whole test run (see TestMain).
+var differential struct {
+	sync.Mutex
+	compared   int
+	mismatches []string
+}
+
+// TestMain holds every schema evaluation any test of this package makes —
+// every rule table row, strict-decoding case, ratchet case, spec example —
+// to the API server's own CEL validator: Validate (the CEL validator and
+// schema adaptors built once per CRD) must give exactly ValidateUpstream's
+// answer. A difference fails the run after the tests, listing each case.
+// A run with -bench leaves the hook out: it would time both validators.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		validateObserved = crossCheck
+	}
+	code := m.Run()
+	if len(differential.mismatches) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d of %d schema evaluations differ from the API server's CEL validator:\n%s\n",
+			len(differential.mismatches), differential.compared, strings.Join(differential.mismatches, "\n---\n"))
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// crossCheck compares one Validate answer with ValidateUpstream's.
+func crossCheck(ctx context.Context, sv *SchemaValidator, obj, old map[string]any, res SchemaResult, err error) {
+	want, wantErr := sv.ValidateUpstream(ctx, obj, old)
+	diff := differentialDiff(res, err, want, wantErr)
+	differential.Lock()
+	defer differential.Unlock()
+	differential.compared++
+	if diff != "" {
+		differential.mismatches = append(differential.mismatches, fmt.Sprintf("object %v\nold %v\n%s", obj, old, diff))
+	}
+}
+
+// differentialDiff describes how the fast answer differs from upstream's.
+func differentialDiff(got SchemaResult, gotErr error, want SchemaResult, wantErr error) string {
+	if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+		return fmt.Sprintf("error %v, upstream %v", gotErr, wantErr)
+	}
+	return got.Diff(want)
+}
+
+// widgetValidator compiles testdata/celdiff: a CRD using every part of CEL
+// validation the Omnia CRDs do not. Its cost limits are a thousandth of the
+// API server's, so small objects reach them (the same code paths, in
+// milliseconds).
+func widgetValidator(t *testing.T) *SchemaValidator {
+	t.Helper()
+	sv, err := newSchemaValidator(os.DirFS("testdata/celdiff"), celLimits{perCall: apiServerLimits.perCall / 1000, budget: apiServerLimits.budget / 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sv
+}
+
+func widget(spec map[string]any) map[string]any {
+	return map[string]any{
+		"apiVersion": "test.example.com/v1",
+		"kind":       "Widget",
+		"metadata":   map[string]any{"name": "w", "namespace": "default"},
+		"spec":       spec,
+	}
+}
+
+// validWidgetSpec is a spec every rule accepts.
+func validWidgetSpec() map[string]any {
+	return map[string]any{"name": "a", "replicas": int64(1), "maxReplicas": int64(3), "mode": "m"}
+}
+
+func widgetWith(changes map[string]any) map[string]any {
+	spec := validWidgetSpec()
+	for k, v := range changes {
+		if v == nil {
+			delete(spec, k)
+		} else {
+			spec[k] = v
+		}
+	}
+	return widget(spec)
+}
+
+func numbered(prefix string, n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+// TestFastCELMatchesUpstream: on a CRD exercising transition rules,
+// optionalOldSelf, messageExpression (and its fallbacks), reason, fieldPath,
+// map-list and map correlation, ratcheting, embedded resources,
+// int-or-string, allOf, root rules and both cost limits, the fast CEL path
+// reports exactly what the API server's validator does, and each case
+// reports what it is written to provoke (so the comparison is not between
+// two empty answers).
+func TestFastCELMatchesUpstream(t *testing.T) {
+	sv := widgetValidator(t)
+	// Each item's rule costs about 300 (under the per-call limit of
+	// 1,000); forty of them exceed the budget of 10,000.
+	costlyItems := make([]any, 40)
+	for i := range costlyItems {
+		costlyItems[i] = map[string]any{"values": numbered("v", 9)}
+	}
+	port := func(name string, p int64) map[string]any { return map[string]any{"name": name, "port": p} }
+	cases := []struct {
+		name     string
+		obj, old map[string]any
+		want     string // substring of some finding's message; "" for none
+	}{
+		{name: "valid", obj: widget(validWidgetSpec())},
+		{name: "fieldPath and reason", obj: widgetWith(map[string]any{"replicas": int64(5)}), want: "replicas must not exceed maxReplicas"},
+		{name: "messageExpression", obj: widgetWith(map[string]any{"mode": "bad"}), want: "mode bad is not allowed"},
+		{name: "blank messageExpression falls back to the rule", obj: widgetWith(map[string]any{"mode": "empty"}), want: "failed rule"},
+		{name: "messageExpression with a line break", obj: widgetWith(map[string]any{"mode": "lines"}), want: "failed rule"},
+		{name: "duplicate reason", obj: widgetWith(map[string]any{"mode": "dup"}), want: "Duplicate value"},
+		{name: "required reason", obj: widgetWith(map[string]any{"name": nil}), want: "Required value"},
+		{name: "rule without message", obj: widgetWith(map[string]any{"name": "x"}), want: "failed rule: !has(self.name)"},
+		{name: "OpenAPI error blocks CEL", obj: widgetWith(map[string]any{"name": strings.Repeat("n", 30), "mode": "bad"}), want: "some validation rules were not checked"},
+		{name: "root rule sees metadata", obj: func() map[string]any {
+			w := widget(validWidgetSpec())
+			w["metadata"].(map[string]any)["name"] = "forbidden"
+			return w
+		}(), want: "the name forbidden is taken"},
+		{name: "transition rule on update", obj: widgetWith(map[string]any{"replicas": int64(1)}), old: widgetWith(map[string]any{"replicas": int64(2)}), want: "replicas may not shrink"},
+		{name: "transition rule without the old field", obj: widgetWith(map[string]any{"replicas": nil}), old: widgetWith(map[string]any{"replicas": nil}), want: "no such key"},
+		{name: "optional oldSelf on update", obj: widgetWith(map[string]any{"mode": "n"}), old: widget(validWidgetSpec()), want: "mode is immutable"},
+		{name: "map-list items", obj: widgetWith(map[string]any{"ports": []any{port("http", -1)}}), want: "port must be positive"},
+		{name: "map-list items correlate by key", obj: widgetWith(map[string]any{"ports": []any{port("b", 2), port("a", 5)}}),
+			old: widgetWith(map[string]any{"ports": []any{port("a", 1), port("b", 2)}}), want: "port is immutable"},
+		{name: "unchanged bad item is ratcheted", obj: widgetWith(map[string]any{"name": "b", "ports": []any{port("a", -1)}}),
+			old: widgetWith(map[string]any{"ports": []any{port("a", -1)}})},
+		{name: "unchanged bad item of a changed list is ratcheted", obj: widgetWith(map[string]any{"ports": []any{port("a", -1), port("b", 2)}}),
+			old: widgetWith(map[string]any{"ports": []any{port("a", -1)}})},
+		{name: "changed bad item is not ratcheted", obj: widgetWith(map[string]any{"ports": []any{port("a", -2)}}),
+			old: widgetWith(map[string]any{"ports": []any{port("a", -1)}}), want: "port must be positive"},
+		{name: "set items", obj: widgetWith(map[string]any{"tags": []any{"t-a", "b"}}), want: "tags start with t-"},
+		{name: "additionalProperties", obj: widgetWith(map[string]any{"labels": map[string]any{"a": "0123456789ab"}}), want: "label values are short"},
+		{name: "additionalProperties correlate by key", obj: widgetWith(map[string]any{"labels": map[string]any{"a": "y"}}),
+			old: widgetWith(map[string]any{"labels": map[string]any{"a": "x"}}), want: "label values are immutable"},
+		{name: "embedded resource", obj: widgetWith(map[string]any{"template": map[string]any{"apiVersion": "v1", "kind": "Forbidden", "metadata": map[string]any{"name": "much-too-long"}}}), want: "embedded kind forbidden"},
+		{name: "int-or-string as a string", obj: widgetWith(map[string]any{"size": "big"}), want: "no such overload"},
+		{name: "int-or-string as an integer", obj: widgetWith(map[string]any{"size": int64(0)}), want: "size is positive"},
+		{name: "allOf rules", obj: widgetWith(map[string]any{"level": "none"}), want: "level is not none"},
+		{name: "messageExpression that fails to evaluate falls back to the rule", obj: widgetWith(map[string]any{"mode": "missing"}), want: "failed rule: !has(self.mode) || self.mode != 'missing'"},
+		{name: "messageExpression that does not compile falls back to the message", obj: widgetWith(map[string]any{"mode": "typed"}), want: "mode typed is refused"},
+		{name: "messageExpression reads oldSelf on update", obj: widgetWith(map[string]any{"mode": "old"}), old: widgetWith(map[string]any{"mode": "x"}), want: "was x"},
+		{name: "messageExpression without oldSelf on create falls back", obj: widgetWith(map[string]any{"mode": "old"}), want: "mode old is refused"},
+		{name: "unchanged failing spec is ratcheted", obj: widgetWith(map[string]any{"mode": "old"}), old: widgetWith(map[string]any{"mode": "old"})},
+		{name: "transition rule with an unchanged value", obj: widgetWith(map[string]any{"replicas": int64(2), "maxReplicas": int64(4)}), old: widgetWith(map[string]any{"replicas": int64(2)})},
+		{name: "optionalOldSelf rule runs on create", obj: widgetWith(map[string]any{"stage": "late"}), want: "stage cannot start late"},
+		{name: "optionalOldSelf rule passes on update", obj: widgetWith(map[string]any{"stage": "late"}), old: widgetWith(map[string]any{"stage": "early"})},
+		{name: "allOf property rule", obj: widgetWith(map[string]any{"stage": "never"}), want: "stage is never never"},
+		{name: "allOf property rule accepts", obj: widgetWith(map[string]any{"stage": "early"})},
+		{name: "property CEL cannot address", obj: widgetWith(map[string]any{"1st": "no"}), want: "1st is not no"},
+		{name: "property CEL escapes", obj: widgetWith(map[string]any{"x-y": "no"}), want: "x-y is not no"},
+		{name: "costly messageExpression under the limit", obj: widgetWith(map[string]any{"noisy": numbered("n", 5)}), want: "noisy has 5 items"},
+		{name: "messageExpression over the per-call limit", obj: widgetWith(map[string]any{"noisy": numbered("n", 60)}), want: "call cost exceeds limit for messageExpression"},
+		{name: "messageExpression over the budget", obj: widgetWith(map[string]any{"costlyMessages": costlyItems}), want: "messageExpression evaluation failed due to running out of cost budget"},
+		{name: "atomic map values", obj: widgetWith(map[string]any{"settings": map[string]any{"a": int64(-1), "b": int64(2)}}), want: "settings are not negative"},
+		{name: "unchanged bad value of a changed atomic map is ratcheted", obj: widgetWith(map[string]any{"settings": map[string]any{"a": int64(-1), "b": int64(3)}}),
+			old: widgetWith(map[string]any{"settings": map[string]any{"a": int64(-1), "b": int64(2)}})},
+		{name: "changed bad value of an atomic map is not ratcheted", obj: widgetWith(map[string]any{"settings": map[string]any{"a": int64(-2)}}),
+			old: widgetWith(map[string]any{"settings": map[string]any{"a": int64(-1)}}), want: "settings are not negative"},
+		{name: "per-call cost limit", obj: widgetWith(map[string]any{"quadratic": numbered("q", 60)}), want: "call cost exceeds limit"},
+		{name: "per-CRD cost budget", obj: widgetWith(map[string]any{"costly": costlyItems}), want: "running out of cost budget"},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := sv.validate(ctx, tc.obj, tc.old, planCEL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := sv.ValidateUpstream(ctx, tc.obj, tc.old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := got.Diff(want); d != "" {
+				t.Errorf("fast path differs from the API server's validator:\n%s", d)
+			}
+			var messages []string
+			for _, f := range got.Findings {
+				messages = append(messages, f.Message)
+			}
+			all := strings.Join(messages, "\n")
+			if tc.want == "" && len(got.Findings) > 0 {
+				t.Errorf("want no finding, got:\n%s", all)
+			}
+			if tc.want != "" && !strings.Contains(all, tc.want) {
+				t.Errorf("want a finding containing %q, got:\n%s", tc.want, all)
+			}
+		})
+	}
+}
+
+// TestSchemaResultDiff: Diff sees a difference in any finding field, in the
+// pruned fields and in the object, and none in the order of findings.
+func TestSchemaResultDiff(t *testing.T) {
+	a := Finding{RuleID: "k/a", Field: "spec.a", Message: "m"}
+	b := Finding{RuleID: "k/b", Field: "spec.b", Message: "m"}
+	base := SchemaResult{Findings: []Finding{a, b}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
+	same := SchemaResult{Findings: []Finding{b, a}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
+	if d := base.Diff(same); d != "" {
+		t.Errorf("reordered findings differ: %s", d)
+	}
+	changed := a
+	changed.Severity = SeverityWarn
+	for name, other := range map[string]SchemaResult{
+		"finding field": {Findings: []Finding{changed, b}, Pruned: base.Pruned, Object: base.Object},
+		"missing":       {Findings: []Finding{a}, Pruned: base.Pruned, Object: base.Object},
+		"pruned":        {Findings: base.Findings, Pruned: nil, Object: base.Object},
+		"object":        {Findings: base.Findings, Pruned: base.Pruned, Object: map[string]any{"a": 1.0}},
+	} {
+		if base.Diff(other) == "" {
+			t.Errorf("%s: no difference reported", name)
+		}
+	}
+}
