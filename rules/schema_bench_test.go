@@ -8,10 +8,10 @@ import (
 )
 
 // BenchmarkSchemaValidate is the schema evaluation of each spec example as
-// omniactl check and the deploy API run it (fast: the CEL validator and
+// omniactl check and the deploy API run it (plan: the CEL plan and
 // schema adaptors built once per CRD), and with the API server's own CEL
 // validator (upstream: rules.SchemaValidator.ValidateUpstream, the
-// reference the differential tests hold the fast path to). Compare with
+// reference the differential tests hold the plan to). Compare with
 //
 //	go test -run '^$' -bench SchemaValidate -benchmem -count 6 ./rules/ | tee /tmp/schema.txt
 //	go tool benchstat -col /path /tmp/schema.txt
@@ -22,11 +22,11 @@ func BenchmarkSchemaValidate(b *testing.B) {
 	}
 	ctx := context.Background()
 	paths := map[string]func(ctx context.Context, obj, old map[string]any) (rules.SchemaResult, error){
-		"fast":     sv.Validate,
+		"plan":     sv.Validate,
 		"upstream": sv.ValidateUpstream,
 	}
 	for _, ex := range benchExamples(b) {
-		for _, name := range []string{"fast", "upstream"} {
+		for _, name := range []string{"plan", "upstream"} {
 			validate := paths[name]
 			b.Run(ex.kind+"/"+ex.name+"/path="+name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
 // differential records every Validate answer that differs from
@@ -20,8 +23,8 @@ var differential struct {
 
 // TestMain holds every schema evaluation any test of this package makes —
 // every rule table row, strict-decoding case, ratchet case, spec example —
-// to the API server's own CEL validator: Validate (the CEL validator and
-// schema adaptors built once per CRD) must give exactly ValidateUpstream's
+// to the API server's own CEL validator: Validate (the CEL plan and
+// schema adaptors compiled once per CRD) must give exactly ValidateUpstream's
 // answer. A difference fails the run after the tests, listing each case.
 // A run with -bench leaves the hook out: it would time both validators.
 func TestMain(m *testing.M) {
@@ -50,7 +53,7 @@ func crossCheck(ctx context.Context, sv *SchemaValidator, obj, old map[string]an
 	}
 }
 
-// differentialDiff describes how the fast answer differs from upstream's.
+// differentialDiff describes how the plan's answer differs from upstream's.
 func differentialDiff(got SchemaResult, gotErr error, want SchemaResult, wantErr error) string {
 	if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
 		return fmt.Sprintf("error %v, upstream %v", gotErr, wantErr)
@@ -105,14 +108,14 @@ func numbered(prefix string, n int) []any {
 	return out
 }
 
-// TestFastCELMatchesUpstream: on a CRD exercising transition rules,
+// TestCELPlanMatchesUpstream: on a CRD exercising transition rules,
 // optionalOldSelf, messageExpression (and its fallbacks), reason, fieldPath,
 // map-list and map correlation, ratcheting, embedded resources,
-// int-or-string, allOf, root rules and both cost limits, the fast CEL path
-// reports exactly what the API server's validator does, and each case
+// int-or-string, allOf, root rules and both cost limits, the CEL plan
+// (the plan) reports exactly what the API server's validator does, and each case
 // reports what it is written to provoke (so the comparison is not between
 // two empty answers).
-func TestFastCELMatchesUpstream(t *testing.T) {
+func TestCELPlanMatchesUpstream(t *testing.T) {
 	sv := widgetValidator(t)
 	// Each item's rule costs about 300 (under the per-call limit of
 	// 1,000); forty of them exceed the budget of 10,000.
@@ -183,6 +186,13 @@ func TestFastCELMatchesUpstream(t *testing.T) {
 		{name: "per-call cost limit", obj: widgetWith(map[string]any{"quadratic": numbered("q", 60)}), want: "call cost exceeds limit"},
 		{name: "per-CRD cost budget", obj: widgetWith(map[string]any{"costly": costlyItems}), want: "running out of cost budget"},
 	}
+	gadget := widget(map[string]any{"level": "none"})
+	gadget["kind"] = "Gadget"
+	cases = append(cases, struct {
+		name     string
+		obj, old map[string]any
+		want     string
+	}{name: "rules only under allOf are never run", obj: gadget})
 	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,7 +205,7 @@ func TestFastCELMatchesUpstream(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d := got.Diff(want); d != "" {
-				t.Errorf("fast path differs from the API server's validator:\n%s", d)
+				t.Errorf("the plan differs from the API server's validator:\n%s", d)
 			}
 			var messages []string
 			for _, f := range got.Findings {
@@ -233,5 +243,34 @@ func TestSchemaResultDiff(t *testing.T) {
 		if base.Diff(other) == "" {
 			t.Errorf("%s: no difference reported", name)
 		}
+	}
+}
+
+// TestDeclaresRules: a schema has CEL rules when it or a property, item or
+// additionalProperties schema under it declares one; rules only inside allOf
+// do not count (the API server builds no validator for them).
+func TestDeclaresRules(t *testing.T) {
+	rule := structuralschema.ValidationExtensions{XValidations: apiextensionsv1.ValidationRules{{Rule: "true"}}}
+	withRule := structuralschema.Structural{ValidationExtensions: rule}
+	cases := []struct {
+		name   string
+		schema *structuralschema.Structural
+		want   bool
+	}{
+		{name: "none", schema: &structuralschema.Structural{}},
+		{name: "nil", schema: nil},
+		{name: "at the node", schema: &withRule, want: true},
+		{name: "on an item", schema: &structuralschema.Structural{Items: &withRule}, want: true},
+		{name: "on a property", schema: &structuralschema.Structural{Properties: map[string]structuralschema.Structural{"a": {}, "b": withRule}}, want: true},
+		{name: "on additionalProperties", schema: &structuralschema.Structural{AdditionalProperties: &structuralschema.StructuralOrBool{Structural: &withRule}}, want: true},
+		{name: "only under allOf", schema: &structuralschema.Structural{ValueValidation: &structuralschema.ValueValidation{
+			AllOf: []structuralschema.NestedValueValidation{{ValidationExtensions: rule}}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := declaresRules(tc.schema); got != tc.want {
+				t.Errorf("declaresRules = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -14,14 +14,14 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// TestSchemaFastPathMatchesUpstreamOn5000Documents: on the 5,000 generated
+// TestSchemaPlanMatchesUpstreamOn5000Documents: on the 5,000 generated
 // documents BenchmarkCheck5000 measures, and on mutations of every fiftieth
 // (a leaf of the wrong type, a removed key, emptied strings, a duplicated
 // list item; each as a create and as updates to and from the original),
-// the schema validator omniactl check runs (CEL validator and adaptors built
+// the schema validator omniactl check runs (CEL plan and adaptors compiled
 // once per CRD) gives exactly the answer of the API server's own validator
 // (rules.SchemaValidator.ValidateUpstream).
-func TestSchemaFastPathMatchesUpstreamOn5000Documents(t *testing.T) {
+func TestSchemaPlanMatchesUpstreamOn5000Documents(t *testing.T) {
 	sv, err := rules.DefaultSchema()
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ type mutation struct {
 	obj  map[string]any
 }
 
-// mutations returns the changes TestSchemaFastPathMatchesUpstreamOn5000Documents
+// mutations returns the changes TestSchemaPlanMatchesUpstreamOn5000Documents
 // judges for obj, the seed choosing which leaf, key and list are changed.
 func mutations(obj map[string]any, seed int) []mutation {
 	var out []mutation
