@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -178,12 +179,7 @@ func (b planBuilder) node(rulesFrom, value *structuralschema.Structural, adaptor
 			n.properties = append(n.properties, celProperty{name: name, node: child})
 		}
 	}
-	slices.SortFunc(n.properties, func(x, y celProperty) int {
-		if x.name < y.name {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(n.properties, func(x, y celProperty) int { return strings.Compare(x.name, y.name) })
 	if rulesFrom.ValueValidation != nil {
 		for i := range rulesFrom.ValueValidation.AllOf {
 			if branch := b.node(allOfRules(&rulesFrom.ValueValidation.AllOf[i]), value, adaptor, resourceRoot, declType); branch != nil {
