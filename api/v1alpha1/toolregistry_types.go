@@ -885,7 +885,12 @@ type ToolRegistryDiscoveredTool struct {
 	// +required
 	Status ToolRegistryToolStatus `json:"status"`
 
-	// lastChecked is when availability was last determined.
+	// lastChecked is when a probe last changed this tool's result (status or
+	// error), like a condition's lastTransitionTime: a probe that finds the
+	// tool as before leaves it, so a registry whose tools keep their health
+	// is not rewritten every interval. The time of the latest probe is kept
+	// by the controller, which schedules the next one from it. Absent for a
+	// tool that is not probed.
 	// +optional
 	LastChecked *metav1.Time `json:"lastChecked,omitempty"`
 
@@ -913,7 +918,11 @@ type ToolRegistryStatus struct {
 	// +optional
 	DiscoveredTools []ToolRegistryDiscoveredTool `json:"discoveredTools,omitempty"`
 
-	// lastDiscoveryTime is when the controller last processed the handlers.
+	// lastDiscoveryTime is when the handlers last resolved to a different
+	// tool set (contentDigest changed), first set at the first reconcile:
+	// when an agent's view of the registry last changed. A spec edit that
+	// resolves to the same tools moves observedGeneration only, and a probe
+	// result never moves it.
 	// +optional
 	LastDiscoveryTime *metav1.Time `json:"lastDiscoveryTime,omitempty"`
 

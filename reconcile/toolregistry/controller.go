@@ -17,7 +17,10 @@
 // from the config; nothing is contacted). With probing, each network
 // endpoint is TCP-dialled every spec.probe.interval with spec.probe.timeout;
 // client, platform and sandbox tools have no address and are never dialled,
-// nor is the endpoint of a handler that failed validation.
+// nor is the endpoint of a handler that failed validation. A round that
+// finds every tool as the status says writes nothing: a tool's lastChecked
+// is when its result last changed, and the latest probe's time stays in the
+// prober, which schedules the next round from it.
 //
 // The dials never run in Reconcile: it submits the due ones to the
 // operator-wide prober (reconcile/prober: a bounded pool, per-host and

@@ -124,9 +124,10 @@ func probeTargets(tools []resolvedTool, invalid map[int]bool, p probeSettings) [
 //     the configuration is valid and the endpoint resolves from it (nothing
 //     is contacted);
 //   - with probing, Available or Unavailable from the prober's latest
-//     result for its address, stamped with lastChecked; before the prober
-//     has one, the stored status's result for the same tool, or Unknown
-//     ("not probed yet") for a tool never probed.
+//     result for its address, with lastChecked the time that result last
+//     changed (see lastChecked); before the prober has one, the stored
+//     status's result for the same tool, or Unknown ("not probed yet") for
+//     a tool never probed.
 func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, previous map[string]v1alpha1.ToolRegistryDiscoveredTool, results map[string]prober.Result) []v1alpha1.ToolRegistryDiscoveredTool {
 	out := make([]v1alpha1.ToolRegistryDiscoveredTool, 0, len(tools))
 	for _, rt := range tools {
@@ -140,15 +141,12 @@ func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, p
 		case !p.enabled || !rt.network:
 			t.Status = v1alpha1.ToolRegistryToolStatusAvailable
 		case probed:
-			// Stored with the second precision of status times, so an
-			// unchanged result compares equal.
-			lc := metav1.NewTime(res.At.Truncate(time.Second))
-			t.LastChecked = &lc
 			if res.Failure != "" {
 				t.Status, t.Error = v1alpha1.ToolRegistryToolStatusUnavailable, "TCP connect failed: "+res.Detail
 			} else {
 				t.Status = v1alpha1.ToolRegistryToolStatusAvailable
 			}
+			t.LastChecked = lastChecked(t, prev, hadResult, res.At)
 		case hadResult:
 			t.Status, t.Error, t.LastChecked = prev.Status, prev.Error, prev.LastChecked
 		default:
@@ -157,6 +155,23 @@ func toolStatuses(tools []resolvedTool, invalid map[int]bool, p probeSettings, p
 		out = append(out, t)
 	}
 	return out
+}
+
+// lastChecked is a probed tool's lastChecked: the time its probe result
+// (status and error) last changed, like a condition's lastTransitionTime.
+// A round that finds what the stored status already says keeps the stored
+// time, so a registry whose tools stay as they are writes nothing however
+// often it is probed; the time of the latest probe lives in the prober,
+// which schedules the next round from it. A tool with no stored result
+// (first probe, new endpoint) or a different one takes the probe's time,
+// at the second precision status times are stored with.
+func lastChecked(probed v1alpha1.ToolRegistryDiscoveredTool, stored v1alpha1.ToolRegistryDiscoveredTool, hadStored bool, at time.Time) *metav1.Time {
+	if hadStored && stored.LastChecked != nil && stored.Status == probed.Status && stored.Error == probed.Error {
+		kept := *stored.LastChecked
+		return &kept
+	}
+	t := metav1.NewTime(at.Truncate(time.Second))
+	return &t
 }
 
 // NotProbedYet is the error of a probed tool before its first probe result.
@@ -403,9 +418,12 @@ func setFindingsCondition(st *v1alpha1.ToolRegistryStatus, condType string, find
 }
 
 // computeStatus returns the status the registry should have, computed from
-// the fetched object and in. Conditions keep their lastTransitionTime when
-// their status does not flip; lastDiscoveryTime moves only when the spec
-// generation or the content digest changes. Pure: no client, no clock.
+// the fetched object and in. Nothing in it moves unless what it reports
+// changed, so recomputing an unchanged registry gives the stored status and
+// Reconcile writes nothing: conditions keep their lastTransitionTime unless
+// their status flips, a probed tool its lastChecked unless its result
+// changes, and lastDiscoveryTime moves only with the tool set
+// (discoveryChanged). Pure: no client, no clock.
 func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegistryStatus {
 	old := &tr.Status
 	st := *old.DeepCopy()
@@ -423,7 +441,7 @@ func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegis
 	}
 	st.DiscoveredToolsCount = int32(len(tools))
 	st.ContentDigest = rules.ToolRegistryContentDigest(tools)
-	if old.LastDiscoveryTime == nil || old.ObservedGeneration != gen || old.ContentDigest != st.ContentDigest {
+	if discoveryChanged(old, st.ContentDigest) {
 		st.LastDiscoveryTime = &now
 	}
 	st.PolicyCount = nil
@@ -446,6 +464,17 @@ func computeStatus(tr *v1alpha1.ToolRegistry, in statusInput) v1alpha1.ToolRegis
 	// Policy conditions last, after Ready and the phase: they never feed them.
 	in.validation.Set(&st.Conditions, conditionTypes, gen, now)
 	return st
+}
+
+// discoveryChanged reports whether lastDiscoveryTime moves: when the stored
+// status has none yet, or when the resolved tool set (what contentDigest
+// covers: names, descriptions, schemas, endpoints) differs from the stored
+// one. It is when the handlers last resolved to something different, the
+// moment an agent's view of the registry changed. A spec edit that resolves
+// to the same tools (a probe interval, a retry policy) is seen in
+// observedGeneration, not here, and a probe result never moves it.
+func discoveryChanged(old *v1alpha1.ToolRegistryStatus, digest string) bool {
+	return old.LastDiscoveryTime == nil || old.ContentDigest != digest
 }
 
 // conditionTypes are every condition type the controller sets: a policy
