@@ -9,9 +9,10 @@ import (
 
 // toolRegistryIdentityChanged passes the ToolRegistry events that can move
 // an agent's compositionDigest: creation, deletion, and an update of the
-// generation or status.contentDigest. A probe round rewrites the registry's
-// status (tool health, lastChecked) without touching its digest; those
-// updates are dropped, so probing does not re-reconcile every agent.
+// generation or status.contentDigest. A probe that flips a tool's health
+// rewrites the registry's status (tool health, lastChecked) without touching
+// its digest; those updates are dropped, so probing does not re-reconcile
+// every agent.
 func toolRegistryIdentityChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {

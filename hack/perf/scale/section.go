@@ -227,11 +227,9 @@ func probeWritesNote(r *result) string {
 	if writes == 0 || n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("N=%d: the steady state's toolregistries/status writes (%.0f) are the %d probing ToolRegistries' probe rounds, %.1f each in %s: "+
-		"each round stamps status.discoveredTools[].lastChecked with the probe time, so a probing registry writes its status once per interval (60 s) even when no result changed. "+
-		"Non-probing registries, Providers (whose health checks also repeat), AgentRuntimes and ArenaJobs wrote nothing. "+
-		"Meeting 0 would take not writing lastChecked when the result is unchanged (a spec change: lastChecked would become the last change, or move to a metric), "+
-		"or a longer spec.probe.interval, which only divides the rate.",
+	return fmt.Sprintf("N=%d: the steady state's toolregistries/status writes (%.0f) come from the %d probing ToolRegistries, %.1f each in %s. "+
+		"A probe round writes a registry's status only when a tool's result changes (status.discoveredTools[].lastChecked is the time of the last change), "+
+		"so these are tools whose endpoint flipped between reachable and unreachable during the window: look for a probe target that is not stable.",
 		r.n, writes, n, writes/float64(n), r.steady)
 }
 
