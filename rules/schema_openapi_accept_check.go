@@ -199,8 +199,17 @@ type replacement struct {
 	what  string
 }
 
-// replacements are the values put in v's place. A func value means "change
-// the copied container in place".
+// longStrings pass or break the usual maxLength bounds (63 and 253 for
+// names, 64 KiB …), one counting runes where bytes would differ. Built once:
+// every string of every object is replaced by each.
+var longStrings = []replacement{
+	{strings.Repeat("a", 64), "64 bytes"},
+	{strings.Repeat("é", 63), "63 runes, 126 bytes"},
+	{strings.Repeat("b", 254), "254 bytes"},
+	{strings.Repeat("c", 70000), "70000 bytes"},
+}
+
+// replacements are the values put in v's place.
 func replacements(v any) []replacement {
 	out := []replacement{
 		{nil, "set to null"},
@@ -216,11 +225,8 @@ func replacements(v any) []replacement {
 		out = append(out,
 			replacement{"", `set to ""`},
 			replacement{t + "-Ünicode_!", "suffixed"},
-			replacement{strings.Repeat("a", 64), "64 bytes"},
-			replacement{strings.Repeat("é", 63), "63 runes, 126 bytes"},
-			replacement{strings.Repeat("b", 254), "254 bytes"},
-			replacement{strings.Repeat("c", 70000), "70000 bytes"},
 		)
+		out = append(out, longStrings...)
 	case int64:
 		for _, n := range []int64{t + 1, t - 1, -t, t * 1000, 0, -1, 1 << 31, 1 << 40} {
 			out = append(out, replacement{n, fmt.Sprintf("set to %d", n)})
