@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/altairalabs/omnia/cmd/omniactl/internal/manifestgen"
+	"github.com/altairalabs/omnia/config/crd"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // writeBenchFile writes n generated documents (AgentRuntimes and Providers)
@@ -43,4 +45,16 @@ func BenchmarkCheck5000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/5000, "ns/doc")
+}
+
+// BenchmarkSchemaCompile is the start-up cost every check pays once before
+// its first document: compiling the embedded CRDs (structural schemas,
+// OpenAPI validators, CEL programs of every kind).
+func BenchmarkSchemaCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := rules.NewSchemaValidator(crd.Bases); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
