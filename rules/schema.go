@@ -35,6 +35,9 @@ type kindSchema struct {
 	// adaptor is structural's CEL adaptor, built once (schema_adaptor.go).
 	adaptor   *cachedSchema
 	validator apiservervalidation.SchemaValidator
+	// accept vouches for the values that certainly pass validator
+	// (schema_openapi_accept.go); only the others run it.
+	accept *openAPIAcceptor
 	// cel is the CRD's CEL rules compiled once (schema_cel_plan.go); nil
 	// when the CRD declares none.
 	cel    *celPlan
@@ -141,6 +144,7 @@ func compile(crdV1 *apiextensionsv1.CustomResourceDefinition, limits celLimits) 
 		structural: structural,
 		adaptor:    adaptor,
 		validator:  validator,
+		accept:     newOpenAPIAcceptor(internal),
 		cel:        newCELPlan(structural, adaptor, limits.perCall),
 		limits:     limits,
 	}, nil
@@ -232,7 +236,13 @@ func (sv *SchemaValidator) validate(ctx context.Context, obj, old map[string]any
 	}
 	var correlated *common.CorrelatedObject
 	if oldU == nil {
-		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
+		// The acceptor only ever vouches for values upstream passes, so
+		// skipping upstream then loses no error; every error reported is
+		// still upstream's. ValidateUpstream always runs it: the tests that
+		// hold Validate to ValidateUpstream hold the acceptor too.
+		if path == upstreamCEL || !ks.accept.Accepts(u) {
+			errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, ks.validator)...)
+		}
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ks.structural, u)...)
 	} else {
 		// CRD validation ratcheting, as the API server's customresource

@@ -2,19 +2,12 @@ package rules
 
 import (
 	"fmt"
-	"io/fs"
 	"sort"
 	"strings"
-	"sync"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"sigs.k8s.io/yaml"
-
-	"github.com/altairalabs/omnia/config/crd"
 )
 
 // OpenAPIAcceptorCheck tallies the fast OpenAPI acceptor held to the API
@@ -37,54 +30,18 @@ type OpenAPIAcceptorCheck struct {
 	Unsound []string
 }
 
-var (
-	crdAcceptorsOnce sync.Once
-	crdAcceptors     map[string]*openAPIAcceptor
-	crdAcceptorsErr  error
-)
-
-// defaultAcceptors compiles an acceptor per kind of the embedded CRDs.
+// defaultAcceptors is the acceptor of each kind of the embedded CRDs, as
+// DefaultSchema compiled them.
 func defaultAcceptors() (map[string]*openAPIAcceptor, error) {
-	crdAcceptorsOnce.Do(func() {
-		schemas, err := crdSchemas(crd.Bases)
-		if err != nil {
-			crdAcceptorsErr = err
-			return
-		}
-		crdAcceptors = map[string]*openAPIAcceptor{}
-		for kind, s := range schemas {
-			crdAcceptors[kind] = newOpenAPIAcceptor(s)
-		}
-	})
-	return crdAcceptors, crdAcceptorsErr
-}
-
-// crdSchemas reads each CRD's internal OpenAPI schema, by kind.
-func crdSchemas(fsys fs.FS) (map[string]*apiextensions.JSONSchemaProps, error) {
-	out := map[string]*apiextensions.JSONSchemaProps{}
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
-			return err
-		}
-		data, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		crdV1 := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(data, crdV1); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if len(crdV1.Spec.Versions) != 1 || crdV1.Spec.Versions[0].Schema == nil {
-			return fmt.Errorf("%s: want exactly one version with a schema", path)
-		}
-		internal := &apiextensions.JSONSchemaProps{}
-		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(crdV1.Spec.Versions[0].Schema.OpenAPIV3Schema, internal, nil); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		out[crdV1.Spec.Names.Kind] = internal
-		return nil
-	})
-	return out, err
+	sv, err := DefaultSchema()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*openAPIAcceptor, len(sv.kinds))
+	for kind, ks := range sv.kinds {
+		out[kind] = ks.accept
+	}
+	return out, nil
 }
 
 // CheckOpenAPIAcceptor prepares obj as the API server does before OpenAPI
@@ -97,14 +54,7 @@ func (sv *SchemaValidator) CheckOpenAPIAcceptor(obj map[string]any, mutate bool,
 	if !ok {
 		return fmt.Errorf("no schema for kind %q", kind)
 	}
-	acceptors, err := defaultAcceptors()
-	if err != nil {
-		return err
-	}
-	acc, ok := acceptors[kind]
-	if !ok {
-		return fmt.Errorf("no acceptor for kind %q", kind)
-	}
+	acc := ks.accept
 	u, err := normalizeJSON(obj)
 	if err != nil {
 		return err
