@@ -76,7 +76,7 @@ func TestProbeWritesNote(t *testing.T) {
 	r := sized(1000, 1, 150)
 	r.steady = 5 * time.Minute
 	note := probeWritesNote(r)
-	if !strings.Contains(note, "(150) are the 30 probing ToolRegistries' probe rounds, 5.0 each in 5m0s") {
+	if !strings.Contains(note, "(150) come from the 30 probing ToolRegistries, 5.0 each in 5m0s") {
 		t.Errorf("note %q", note)
 	}
 	if probeWritesNote(sized(1000, 1, 0)) != "" {
