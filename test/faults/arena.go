@@ -170,6 +170,23 @@ func (a *arenaLoad) stop() {
 	a.workers.Stop()
 }
 
+// waitFirstRuns waits (bounded) until every job has started a run, so the
+// faults that follow strike with the schedule going and runs in flight,
+// not before the first tick.
+func (a *arenaLoad) waitFirstRuns(ctx context.Context, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		runs := &v1alpha1.ArenaRunList{}
+		if err := a.admin.List(ctx, runs, client.InNamespace(ArenaNamespace)); err != nil {
+			return false, nil
+		}
+		started := map[string]bool{}
+		for _, r := range runs.Items {
+			started[r.Spec.JobRef.Name] = true
+		}
+		return len(started) == len(scheduledJobs), nil
+	})
+}
+
 // waitFinished waits (bounded) until every run of a tick up to end has
 // finished and every job has acted on its last tick up to end.
 func (a *arenaLoad) waitFinished(ctx context.Context, end time.Time, timeout time.Duration) {

@@ -325,6 +325,12 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 	if err := sleep(e.cfg.Warmup); err != nil {
 		return nil, err
 	}
+	// The faults strike once the schedule is going (every job has run a
+	// tick), so the ticks that follow fall among them.
+	if err := e.arena.waitFirstRuns(ctx, 2*time.Minute); err != nil {
+		return nil, fmt.Errorf("faults: no scheduled ArenaRun within 2m of the jobs' creation: %w", err)
+	}
+	e.logf("every scheduled ArenaJob has started a run; injecting the faults")
 	for _, name := range e.cfg.Faults {
 		e.logf("fault: %s (stream at %d operations)", name, run.Report().Done)
 		fr, err := e.inject(ctx, name)

@@ -70,7 +70,7 @@ func phases(m map[v1alpha1.ArenaRunPhase]int) string {
 func arenaSummary(cfg faults.Config, res *faults.Result) string {
 	return fmt.Sprintf("Scheduled ArenaJobs: %d jobs in namespace %s (every minute; two with concurrencyPolicy Allow, one Forbid; history "+
 		"limits high enough that no run is pruned) against a hosted ArenaProject and a private Redis queue, created before the first fault; "+
-		"the stream lasts at least %s so they tick through every fault. The harness plays the worker pods in-process "+
+		"the first fault strikes once each job has started its first run, and the stream lasts at least %s, so they tick through the faults. The harness plays the worker pods in-process "+
 		"(test/arenaworker, every item passing), handing each Running run to a worker, and again every 15 s while it stays Running, and "+
 		"counts each work item it executes per run: an item handed out twice (a queue enqueued again after a leader change) is counted "+
 		"twice. Each run's tick is read from its scheduled-at annotation and checked against its deterministic name "+
