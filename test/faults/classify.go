@@ -15,10 +15,15 @@ type ErrorClass string
 // whether the write landed: an error can come after the API server stored
 // the object (see StreamReport.Landed and the stored-state check).
 const (
-	// ClassRefused: no API server to talk to (connection refused or reset,
-	// the connection closed mid-request): the writer's honest answer while
-	// kube-apiserver is down.
+	// ClassRefused: no API server to talk to (connection refused): the
+	// request was never sent, so it cannot have landed; the writer's honest
+	// answer while kube-apiserver is down.
 	ClassRefused ErrorClass = "refused"
+	// ClassCutOff: the connection closed with the request in flight
+	// (reset, EOF, client-go closing the HTTP/2 connection of a server
+	// that died): the answer is lost, the write may have landed (etcd may
+	// have committed it before kube-apiserver was killed).
+	ClassCutOff ErrorClass = "cut-off"
 	// ClassTimeout: the request or the API server's storage timed out (no
 	// answer in time, 504, etcd's request timed out): the write may have
 	// landed.
@@ -42,7 +47,7 @@ const (
 )
 
 // ErrorClasses are the classes in the order a report lists them.
-var ErrorClasses = []ErrorClass{ClassRefused, ClassTimeout, ClassNotReady, ClassWebhookUnavailable, ClassWebhookDenied, ClassConflict, ClassOther}
+var ErrorClasses = []ErrorClass{ClassRefused, ClassCutOff, ClassTimeout, ClassNotReady, ClassWebhookUnavailable, ClassWebhookDenied, ClassConflict, ClassOther}
 
 // isWebhookDenial reports a refusal by the operator's webhook (not by the
 // CRD schema, not a failure to call it).
@@ -81,9 +86,12 @@ func classify(err error) ErrorClass {
 		strings.Contains(msg, "Client.Timeout"), strings.Contains(msg, "i/o timeout"),
 		strings.Contains(msg, "context deadline exceeded"), strings.Contains(msg, "request timed out"):
 		return ClassTimeout
-	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "connection reset"),
-		strings.Contains(msg, "EOF"), strings.Contains(msg, "http2: client connection lost"):
+	case strings.Contains(msg, "connection refused"):
 		return ClassRefused
+	case strings.Contains(msg, "connection reset"), strings.Contains(msg, "EOF"),
+		strings.Contains(msg, "http2: client connection lost"), strings.Contains(msg, "http2: client connection force closed"),
+		strings.Contains(msg, "broken pipe"):
+		return ClassCutOff
 	case apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsTooManyRequests(err),
 		strings.Contains(msg, "etcdserver"), strings.Contains(msg, "the server is currently unable"),
 		// A restarted API server refuses writes its admission webhooks

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,6 +154,9 @@ func TestWritesToldAnErrorThatLandedAreNotLost(t *testing.T) {
 	rep := runStream(t, c, ns, n)
 	if len(rep.Landed) == 0 {
 		t.Fatalf("no operation seen landed despite its timeout (%d failed attempts)", rep.Failed)
+	}
+	if !strings.Contains(rep.Landed[0], "stored although told timeout") {
+		t.Errorf("a landed write does not say what the writer was told: %q", rep.Landed[0])
 	}
 	for _, a := range rep.Attempts {
 		if a.Class != ClassTimeout {

@@ -134,7 +134,8 @@ type Stream struct {
 	denials map[string]string
 	// landed lists operations one of whose failed attempts was stored all
 	// the same (seen on the retry: AlreadyExists, or the spec already
-	// written); told an error, written anyway, and retried harmlessly.
+	// written), with the error the writer was told: told an error, written
+	// anyway, and retried harmlessly.
 	landed []string
 }
 
@@ -268,16 +269,17 @@ func partition(op Op, k int) int {
 // write stored, an invalid write refused by the webhook (or, a failure of
 // the run, stored).
 func (s *Stream) do(ctx context.Context, op Op) error {
-	unexplained, failedBefore := 0, false
+	unexplained := 0
+	var lastErr error
 	for {
 		already, err := s.attempt(ctx, op)
-		if failedBefore && (already || (!op.Update && apierrors.IsAlreadyExists(err))) {
+		if lastErr != nil && (already || (!op.Update && apierrors.IsAlreadyExists(err))) {
 			s.mu.Lock()
 			if len(s.landed) < maxAttemptsKept {
-				s.landed = append(s.landed, op.String())
+				s.landed = append(s.landed, fmt.Sprintf("%s, stored although told %s: %v", op, classify(lastErr), lastErr))
 			}
 			s.mu.Unlock()
-			failedBefore = false
+			lastErr = nil
 		}
 		if op.Invalid {
 			switch {
@@ -304,7 +306,7 @@ func (s *Stream) do(ctx context.Context, op Op) error {
 			return nil
 		}
 		s.record(op, err)
-		failedBefore = true
+		lastErr = err
 		// A fault explains connection errors, timeouts and an
 		// unreachable webhook; anything else, again and again, is a bug
 		// the stream must not hide by retrying for ever.

@@ -118,8 +118,9 @@ func Section(cfg faults.Config, res *faults.Result, quick bool) perfreport.Secti
 		"kube-apiserver is killed with SIGKILL and started again at once with the same command line (same port, certificates and etcd); etcd "+
 			"is stopped with SIGTERM and started again with the same data directory (test/controlplane/restart.go), as a kubelet restarts a static pod.",
 		"Both runs share one cluster, in two namespaces (faults-run, then faults-reference): the replay runs after the faults, on a healthy cluster.",
-		"Failed attempts are classed by what the writer was told: refused (no API server: connection refused or reset), timeout (no answer in "+
-			"time: the write may have landed), not ready (503/500/429, etcd unavailable, or a 404 for the custom resource before a restarted "+
+		"Failed attempts are classed by what the writer was told: refused (connection refused: never sent), cut-off (the connection closed "+
+			"with the request in flight: reset, EOF, or client-go closing the HTTP/2 connection of an API server that died; the write may have landed), "+
+			"timeout (no answer in time: the write may have landed), not ready (503/500/429, etcd unavailable, or a 404 for the custom resource before a restarted "+
 			"API server serves the CRDs again), webhook unavailable, webhook denied (a valid write refused: a bug), conflict, other. Every "+
 			"failed attempt is retried until the operation has its outcome; a write is lost when the writer was told OK and the object does "+
 			"not hold what it wrote, or told refused and the object is stored: the stored-state check reads every object back.",
@@ -129,6 +130,13 @@ func Section(cfg faults.Config, res *faults.Result, quick bool) perfreport.Secti
 		if ex, ok := res.Examples[c]; ok {
 			s.Notes = append(s.Notes, fmt.Sprintf("First failed attempt of class %s: %s", c, ex))
 		}
+	}
+	for i, l := range res.Run.Landed {
+		if i == maxListed {
+			s.Notes = append(s.Notes, fmt.Sprintf("… and %d more writes stored although told an error.", len(res.Run.Landed)-maxListed))
+			break
+		}
+		s.Notes = append(s.Notes, "Not lost (the retry found it stored): "+l)
 	}
 	for _, l := range [][]string{res.Lost.Missing, res.Lost.Changed, res.Lost.Refused} {
 		for _, w := range l {
