@@ -28,16 +28,7 @@ func webhookLike() interceptor.Funcs {
 		if calls.Add(1)%10 == 0 {
 			return fmt.Errorf("dial tcp 127.0.0.1:6443: connect: connection refused")
 		}
-		spoiled := false
-		switch o := obj.(type) {
-		case *v1alpha1.Provider:
-			spoiled = o.Spec.Defaults != nil && o.Spec.Defaults.RequestTimeout == "soon"
-		case *v1alpha1.ToolRegistry:
-			spoiled = len(o.Spec.Handlers) > 0 && o.Spec.Handlers[0].Timeout == "fast"
-		case *v1alpha1.AgentRuntime:
-			spoiled = len(o.Spec.Facades) > 0 && slices.ContainsFunc(o.Spec.Facades[0].ExtraEnv, func(e corev1.EnvVar) bool { return e.Name == "OMNIA_PACK_MODE" })
-		}
-		if spoiled {
+		if isSpoiled(obj) {
 			return fmt.Errorf(`admission webhook "v.omnia.altairalabs.ai" denied the request: spoiled`)
 		}
 		return nil
@@ -56,6 +47,21 @@ func webhookLike() interceptor.Funcs {
 			return c.Update(ctx, obj, opts...)
 		},
 	}
+}
+
+// isSpoiled recognises invalidObject's spoiled fields, as the webhook's
+// rules would.
+func isSpoiled(obj client.Object) bool {
+	spoiled := false
+	switch o := obj.(type) {
+	case *v1alpha1.Provider:
+		spoiled = o.Spec.Defaults != nil && o.Spec.Defaults.RequestTimeout == "soon"
+	case *v1alpha1.ToolRegistry:
+		spoiled = len(o.Spec.Handlers) > 0 && o.Spec.Handlers[0].Timeout == "fast"
+	case *v1alpha1.AgentRuntime:
+		spoiled = len(o.Spec.Facades) > 0 && slices.ContainsFunc(o.Spec.Facades[0].ExtraEnv, func(e corev1.EnvVar) bool { return e.Name == "OMNIA_PACK_MODE" })
+	}
+	return spoiled
 }
 
 func fakeClient(t *testing.T) client.Client {

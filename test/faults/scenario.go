@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/admission"
+	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -45,6 +46,11 @@ type Config struct {
 	// LeaseArgs are the operator's leader-election flags (empty: its
 	// defaults, 15 s lease, 10 s renew deadline, 2 s retry).
 	LeaseArgs []string
+	// MinStream is the shortest the stream with faults runs (the settle
+	// after the last fault is stretched to it): the scheduled ArenaJobs
+	// tick once a minute, so a few minutes give a few ticks across the
+	// faults.
+	MinStream time.Duration
 	// RecoveryTimeout bounds each fault's recovery; ConvergeTimeout the
 	// wait for both runs to settle to the same statuses.
 	RecoveryTimeout, ConvergeTimeout time.Duration
@@ -82,6 +88,9 @@ type Result struct {
 	// Unexplained are the distinct errors of attempts no fault explains
 	// (ClassOther), at most maxUnexplainedKept, for the report.
 	Unexplained []string
+	// Examples holds, per class, the first failed attempt's operation,
+	// HTTP status and error text (bounded), for the report.
+	Examples map[ErrorClass]string
 	// Compared is how many objects were compared; Differences what
 	// differed once both runs converged (or when ConvergeTimeout ran out).
 	Compared    int
@@ -89,6 +98,9 @@ type Result struct {
 	// Converged is how long after the reference run ended both runs held
 	// the same statuses (0 when they never did).
 	Converged time.Duration
+	// Lost is the stored-state check of the run with faults: writes told
+	// OK and not there, or told refused and there.
+	Lost Lost
 	// Recheck is the offline verdict on every stored object.
 	Recheck Recheck
 	// FrontServed counts the webhook connections each replica took, and
@@ -97,6 +109,10 @@ type Result struct {
 	FrontRefused int
 	// Forbidden lists permission refusals in the operator logs.
 	Forbidden []string
+	// Arena is the verdict on each scheduled ArenaJob; ArenaWorkerFailures
+	// counts runs the in-process workers could not work to the end.
+	Arena               []TickReport
+	ArenaWorkerFailures int64
 	// LogDir is where the logs are (kept when Keep or on failure).
 	LogDir string
 	// Elapsed is the run's wall-clock time, cluster start included.
@@ -133,6 +149,8 @@ type env struct {
 	etcd      *controlplane.RestartableProcess
 	watch     *watcher
 	binDir    string
+	backend   *clusterbench.ArenaBackend
+	arena     *arenaLoad
 }
 
 func (e *env) logf(format string, args ...any) {
@@ -175,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	res.Forbidden = e.stopReplicas()
 	res.FrontServed, res.FrontRefused = e.front.Served()
-	failed = len(res.Differences) > 0 || len(res.Recheck.Invalid) > 0 || len(res.Run.Admitted) > 0
+	failed = len(res.Differences) > 0 || len(res.Recheck.Invalid) > 0 || len(res.Run.Admitted) > 0 || res.ArenaFailed() || res.Lost.Count > 0
 	return res, nil
 }
 
@@ -199,6 +217,9 @@ func (e *env) up(ctx context.Context) error {
 	// request to a dead API server must fail fast to be retried.
 	cfg.QPS, cfg.Burst, cfg.Timeout = 200, 400, 10*time.Second
 	if e.admin, err = controlplane.NewClient(cfg); err != nil {
+		return err
+	}
+	if e.backend, err = clusterbench.StartArenaBackend(e.dir); err != nil {
 		return err
 	}
 	binary, err := controlplane.BuildOperator()
@@ -228,7 +249,8 @@ func (e *env) up(ctx context.Context) error {
 		r, err := newReplica(name, e.dir, controlplane.OperatorOptions{
 			Binary: binary, Kubeconfig: kubeconfigPath, CertDir: hooks.LocalServingCertDir, CAData: hooks.LocalServingCAData,
 			WebhookPort: port,
-			Args:        append([]string{"--excluded-namespace", admission.DefaultExcludedNamespace}, e.cfg.LeaseArgs...),
+			Args: append(append([]string{"--excluded-namespace", admission.DefaultExcludedNamespace}, e.backend.OperatorArgs()...),
+				e.cfg.LeaseArgs...),
 		})
 		if err != nil {
 			return err
@@ -265,6 +287,10 @@ func (e *env) up(ctx context.Context) error {
 		return fmt.Errorf("faults: no leader and answering webhook within 2m: %w", err)
 	}
 	e.logf("two replicas up, %s leads", e.leader().Name)
+	if e.arena, err = startArena(ctx, e.admin, e.backend); err != nil {
+		return fmt.Errorf("faults: the scheduled ArenaJobs: %w", err)
+	}
+	e.logf("%d scheduled ArenaJobs created (%s)", len(scheduledJobs), everyMinute)
 	return nil
 }
 
@@ -285,6 +311,7 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 	streamErr := make(chan error, 1)
 	go func() { streamErr <- run.Run(ctx, stop, 0, min(e.cfg.Groups, StreamWriters)) }()
 	res := &Result{}
+	streamStart := time.Now()
 	sleep := func(d time.Duration) error {
 		select {
 		case err := <-streamErr:
@@ -298,6 +325,12 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 	if err := sleep(e.cfg.Warmup); err != nil {
 		return nil, err
 	}
+	// The faults strike once the schedule is going (every job has run a
+	// tick), so the ticks that follow fall among them.
+	if err := e.arena.waitFirstRuns(ctx, 2*time.Minute); err != nil {
+		return nil, fmt.Errorf("faults: no scheduled ArenaRun within 2m of the jobs' creation: %w", err)
+	}
+	e.logf("every scheduled ArenaJob has started a run; injecting the faults")
 	for _, name := range e.cfg.Faults {
 		e.logf("fault: %s (stream at %d operations)", name, run.Report().Done)
 		fr, err := e.inject(ctx, name)
@@ -312,7 +345,14 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
+	if rest := e.cfg.MinStream - time.Since(streamStart); rest > 0 {
+		e.logf("stream extended by %s (scheduled ArenaJobs: at least %s of ticks)", rest.Round(time.Second), e.cfg.MinStream)
+		if err := sleep(rest); err != nil {
+			return nil, err
+		}
+	}
 	close(stop)
+	arenaEnd := time.Now()
 	if err := <-streamErr; err != nil {
 		return nil, fmt.Errorf("faults: the stream: %w", err)
 	}
@@ -329,6 +369,9 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 		}
 	}
 	e.logf("stream with faults done: %d operations; replaying them without faults", res.Ops)
+	if err := e.judgeArena(ctx, res, arenaEnd); err != nil {
+		return nil, err
+	}
 
 	ref := &Stream{Client: e.admin, Namespace: ReferenceNamespace, Groups: e.cfg.Groups}
 	if err := ref.Run(ctx, nil, res.Ops, min(e.cfg.Groups, ReplayWriters)); err != nil {
@@ -363,6 +406,11 @@ func (e *env) scenario(ctx context.Context) (*Result, error) {
 		res.Converged = time.Since(refDone)
 	}
 	e.logf("compared %d objects: %d differences", compared, len(last))
+	if res.Lost, err = CheckStored(ctx, e.admin, RunNamespace, e.cfg.Groups, res.Ops); err != nil {
+		return nil, fmt.Errorf("faults: the stored-state check: %w", err)
+	}
+	e.logf("stored-state check: %d objects read, %d writes lost; %d operations had a failed attempt that landed",
+		res.Lost.Checked, res.Lost.Count, len(res.Run.Landed))
 	recheck, err := RecheckStored(ctx, e.admin, RunNamespace, ReferenceNamespace)
 	if err != nil {
 		return nil, err
@@ -429,7 +477,11 @@ func (e *env) attribute(res *Result) {
 	for i := range res.Faults {
 		res.Faults[i].Failed = map[ErrorClass]int{}
 	}
+	res.Examples = map[ErrorClass]string{}
 	for _, a := range res.Run.Attempts {
+		if _, ok := res.Examples[a.Class]; !ok {
+			res.Examples[a.Class] = Example(a)
+		}
 		if a.Class == ClassOther && len(res.Unexplained) < maxUnexplainedKept && !slices.Contains(res.Unexplained, a.Err) {
 			res.Unexplained = append(res.Unexplained, a.Err)
 		}
@@ -451,6 +503,63 @@ func (e *env) attribute(res *Result) {
 	}
 }
 
+// judgeArena waits for the scheduled runs of ticks up to end to finish
+// (bounded), then judges every job's ticks and runs.
+func (e *env) judgeArena(ctx context.Context, res *Result, end time.Time) error {
+	e.arena.waitFinished(ctx, end, e.cfg.ConvergeTimeout)
+	seen, err := e.arena.observe(ctx)
+	res.ArenaWorkerFailures = e.arena.workers.Failures()
+	e.arena.stop()
+	if err != nil {
+		return fmt.Errorf("faults: reading the scheduled ArenaJobs: %w", err)
+	}
+	windows := make([][2]time.Time, 0, len(res.Faults))
+	for _, f := range res.Faults {
+		windows = append(windows, f.Window)
+	}
+	for _, job := range seen {
+		rep, err := JudgeTicks(job, end, windows)
+		if err != nil {
+			return err
+		}
+		e.logf("  ArenaJob %s: %d due, %d run, %d skipped, %d missed (%d excused), ticks %v, duplicates %v, phases %v",
+			rep.Job, rep.Due, rep.Run, rep.Skipped, rep.Missed, rep.Excused, rep.Ticks, rep.Duplicates, rep.Phases)
+		res.Arena = append(res.Arena, rep)
+	}
+	return nil
+}
+
+// ArenaFailed reports a scheduled job's failure: a duplicate, a tick
+// missed outside a failover, or no job observed at all.
+func (r *Result) ArenaFailed() bool {
+	if len(r.Arena) == 0 {
+		return true
+	}
+	for _, a := range r.Arena {
+		if a.Failed() {
+			return true
+		}
+	}
+	return false
+}
+
+// maxExampleLen bounds an example error's text in the report.
+const maxExampleLen = 300
+
+// Example describes a failed attempt for the report: the operation, the
+// HTTP status (or none) and the error text, bounded.
+func Example(a Attempt) string {
+	code := "no HTTP answer"
+	if a.Code != 0 {
+		code = fmt.Sprintf("HTTP %d", a.Code)
+	}
+	msg := a.Err
+	if len(msg) > maxExampleLen {
+		msg = msg[:maxExampleLen] + "…"
+	}
+	return fmt.Sprintf("%s at %s: %s: %s", a.Op, a.At.Format("15:04:05.0"), code, msg)
+}
+
 // stopReplicas stops both replicas and returns their permission refusals.
 func (e *env) stopReplicas() []string {
 	var out []string
@@ -466,6 +575,9 @@ func (e *env) stopReplicas() []string {
 // front, the components, then kube-apiserver and etcd (restarted ones
 // first, then envtest's own, which also removes their directories).
 func (e *env) teardown() error {
+	if e.arena != nil {
+		e.arena.stop()
+	}
 	e.stopReplicas()
 	var errs []error
 	if e.cluster != nil {
@@ -483,6 +595,9 @@ func (e *env) teardown() error {
 			errs = append(errs, e.etcd.Stop())
 		}
 		errs = append(errs, e.cluster.Environment.Stop())
+	}
+	if e.backend != nil {
+		e.backend.Stop()
 	}
 	if e.binDir != "" {
 		_ = os.RemoveAll(e.binDir)
@@ -507,6 +622,7 @@ func QuickConfig(faultNames ...string) Config {
 			"--leader-elect-renew-deadline=4s",
 			"--leader-elect-retry-period=1s",
 		},
+		MinStream:       3 * time.Minute,
 		RecoveryTimeout: time.Minute,
 		ConvergeTimeout: 2 * time.Minute,
 	}

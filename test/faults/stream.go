@@ -3,10 +3,8 @@ package faults
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
@@ -96,23 +94,6 @@ const CreateEvery = 4
 // validBefore is how many valid operations come before op k.
 func validBefore(k int) int { return k - (k+1)/InvalidEvery }
 
-// ErrorClass says why an attempt failed.
-type ErrorClass string
-
-const (
-	// ClassAPIUnavailable: the API server did not answer (connection
-	// refused or reset, timeout, 5xx, etcd unavailable).
-	ClassAPIUnavailable ErrorClass = "api-unavailable"
-	// ClassWebhookUnavailable: the API server could not call the webhook
-	// (failurePolicy Fail refuses the write).
-	ClassWebhookUnavailable ErrorClass = "webhook-unavailable"
-	// ClassConflict: an update raced another writer; retried with a fresh
-	// read.
-	ClassConflict ErrorClass = "conflict"
-	// ClassOther is anything else (it fails a run: see Stream.Unexpected).
-	ClassOther ErrorClass = "other"
-)
-
 // Attempt is one failed attempt of an operation (it is retried).
 type Attempt struct {
 	At    time.Time
@@ -120,7 +101,10 @@ type Attempt struct {
 	Op    string
 	// Create: the operation was a create (valid or not).
 	Create bool
-	Err    string
+	// Code is the HTTP status the API server answered (0: no answer, the
+	// connection failed or timed out).
+	Code int32
+	Err  string
 }
 
 // maxAttemptsKept bounds the failed attempts a stream keeps (the count
@@ -148,6 +132,11 @@ type Stream struct {
 	admitted []string
 	// denials keeps one refusal message per kind, to show who refused.
 	denials map[string]string
+	// landed lists operations one of whose failed attempts was stored all
+	// the same (seen on the retry: AlreadyExists, or the spec already
+	// written), with the error the writer was told: told an error, written
+	// anyway, and retried harmlessly.
+	landed []string
 }
 
 // maxUnexplained is how many failures of one operation that no fault
@@ -281,8 +270,17 @@ func partition(op Op, k int) int {
 // the run, stored).
 func (s *Stream) do(ctx context.Context, op Op) error {
 	unexplained := 0
+	var lastErr error
 	for {
-		err := s.attempt(ctx, op)
+		already, err := s.attempt(ctx, op)
+		if lastErr != nil && (already || (!op.Update && apierrors.IsAlreadyExists(err))) {
+			s.mu.Lock()
+			if len(s.landed) < maxAttemptsKept {
+				s.landed = append(s.landed, fmt.Sprintf("%s, stored although told %s: %v", op, classify(lastErr), lastErr))
+			}
+			s.mu.Unlock()
+			lastErr = nil
+		}
 		if op.Invalid {
 			switch {
 			case err == nil:
@@ -308,10 +306,11 @@ func (s *Stream) do(ctx context.Context, op Op) error {
 			return nil
 		}
 		s.record(op, err)
+		lastErr = err
 		// A fault explains connection errors, timeouts and an
 		// unreachable webhook; anything else, again and again, is a bug
 		// the stream must not hide by retrying for ever.
-		if classify(err) == ClassOther {
+		if c := classify(err); c == ClassOther || c == ClassWebhookDenied {
 			if unexplained++; unexplained >= maxUnexplained {
 				return fmt.Errorf("faults: %s failed %d times: %w", op, unexplained, err)
 			}
@@ -324,8 +323,9 @@ func (s *Stream) do(ctx context.Context, op Op) error {
 	}
 }
 
-// attempt sends one write of op.
-func (s *Stream) attempt(ctx context.Context, op Op) error {
+// attempt sends one write of op. already reports that an update found
+// its spec already stored (an earlier attempt landed).
+func (s *Stream) attempt(ctx context.Context, op Op) (already bool, err error) {
 	var want client.Object
 	if op.Invalid {
 		want = invalidObject(s.Namespace, op.Kind, op.Group, op.Name)
@@ -333,19 +333,22 @@ func (s *Stream) attempt(ctx context.Context, op Op) error {
 		want = validObject(s.Namespace, op.Kind, op.Group, op.Version)
 	}
 	if !op.Update {
-		return s.Client.Create(ctx, want)
+		return false, s.Client.Create(ctx, want)
 	}
 	// An update writes the wanted spec over the stored object; when an
 	// earlier attempt was stored, writing the same spec again changes
 	// nothing (no new generation).
 	stored := newObject(op.Kind)
 	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(want), stored); err != nil {
-		return err
+		return false, err
+	}
+	if already, err = SpecHolds(stored, want); err != nil {
+		return false, err
 	}
 	if err := copySpec(stored, want); err != nil {
-		return err
+		return already, err
 	}
-	return s.Client.Update(ctx, stored)
+	return already, s.Client.Update(ctx, stored)
 }
 
 // record keeps a failed attempt.
@@ -354,7 +357,8 @@ func (s *Stream) record(op Op, err error) {
 	defer s.mu.Unlock()
 	s.failed++
 	if len(s.attempts) < maxAttemptsKept {
-		s.attempts = append(s.attempts, Attempt{At: time.Now(), Class: classify(err), Op: op.String(), Create: !op.Update, Err: err.Error()})
+		s.attempts = append(s.attempts, Attempt{At: time.Now(), Class: classify(err), Op: op.String(), Create: !op.Update,
+			Code: httpCode(err), Err: err.Error()})
 	}
 }
 
@@ -366,6 +370,8 @@ type StreamReport struct {
 	Denied   int
 	Admitted []string
 	Denials  map[string]string
+	// Landed lists operations a failed attempt of which was stored anyway.
+	Landed []string
 }
 
 // Report returns a copy of the stream's counts.
@@ -377,35 +383,6 @@ func (s *Stream) Report() StreamReport {
 		denials[k] = v
 	}
 	return StreamReport{Done: s.done, Failed: s.failed, Attempts: append([]Attempt(nil), s.attempts...),
-		Denied: s.denied, Admitted: append([]string(nil), s.admitted...), Denials: denials}
-}
-
-// isWebhookDenial reports a refusal by the operator's webhook (not by the
-// CRD schema, not a failure to call it).
-func isWebhookDenial(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "admission webhook") && strings.Contains(msg, "denied the request")
-}
-
-// classify sorts a failed attempt's error.
-func classify(err error) ErrorClass {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "failed calling webhook"):
-		return ClassWebhookUnavailable
-	case apierrors.IsConflict(err):
-		return ClassConflict
-	case apierrors.IsServiceUnavailable(err), apierrors.IsTimeout(err), apierrors.IsServerTimeout(err),
-		apierrors.IsInternalError(err), apierrors.IsTooManyRequests(err),
-		errors.Is(err, context.DeadlineExceeded),
-		strings.Contains(msg, "connection refused"), strings.Contains(msg, "connection reset"),
-		strings.Contains(msg, "EOF"), strings.Contains(msg, "etcdserver"), strings.Contains(msg, "Client.Timeout"),
-		strings.Contains(msg, "http2: client connection lost"), strings.Contains(msg, "i/o timeout"),
-		strings.Contains(msg, "the server is currently unable"), strings.Contains(msg, "context deadline exceeded"),
-		// A restarted API server refuses writes its admission webhooks
-		// would judge until it has read their configuration.
-		strings.Contains(msg, "not yet ready to handle request"):
-		return ClassAPIUnavailable
-	}
-	return ClassOther
+		Denied: s.denied, Admitted: append([]string(nil), s.admitted...), Denials: denials,
+		Landed: append([]string(nil), s.landed...)}
 }

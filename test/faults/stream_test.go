@@ -119,10 +119,16 @@ func TestClassify(t *testing.T) {
 	}{
 		{errors.New(`Internal error occurred: failed calling webhook "vprovider.omnia.altairalabs.ai": connect: connection refused`), ClassWebhookUnavailable},
 		{apierrors.NewConflict(gr, "p", errors.New("changed")), ClassConflict},
-		{fmt.Errorf(`Post "https://127.0.0.1:4444/apis": dial tcp 127.0.0.1:4444: connect: connection refused`), ClassAPIUnavailable},
-		{apierrors.NewServiceUnavailable("etcd"), ClassAPIUnavailable},
-		{context.DeadlineExceeded, ClassAPIUnavailable},
-		{apierrors.NewForbidden(gr, "p", errors.New("not yet ready to handle request")), ClassAPIUnavailable},
+		{fmt.Errorf(`Post "https://127.0.0.1:4444/apis": dial tcp 127.0.0.1:4444: connect: connection refused`), ClassRefused},
+		{apierrors.NewServiceUnavailable("etcd"), ClassNotReady},
+		{errors.New(`Post "https://127.0.0.1:4444/apis": http2: client connection force closed via ClientConn.Close`), ClassCutOff},
+		{errors.New(`Put "https://127.0.0.1:4444/apis": read tcp 127.0.0.1:1->127.0.0.1:4444: read: connection reset by peer`), ClassCutOff},
+		{context.DeadlineExceeded, ClassTimeout},
+		{apierrors.NewTimeoutError("request did not complete", 1), ClassTimeout},
+		{apierrors.NewForbidden(gr, "p", errors.New("not yet ready to handle request")), ClassNotReady},
+		{apierrors.NewGenericServerResponse(404, "post", gr, "", "", 0, false), ClassNotReady},
+		{apierrors.NewNotFound(gr, "p"), ClassOther},
+		{errors.New(`admission webhook "vprovider.omnia.altairalabs.ai" denied the request: spec.baseURL: bad`), ClassWebhookDenied},
 		{apierrors.NewBadRequest("nope"), ClassOther},
 	}
 	for _, c := range cases {

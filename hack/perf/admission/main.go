@@ -16,6 +16,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/altairalabs/omnia/hack/perf/harness"
 	"github.com/altairalabs/omnia/hack/perf/loadgen"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -54,7 +55,7 @@ func main() {
 	if cfg.quick {
 		cfg.perMode, cfg.blockSize = quickPerMode, quickBlock
 	}
-	loadgen.Main("admission", func(ctx context.Context) error { return run(ctx, cfg) })
+	harness.Main("admission", func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
 func run(ctx context.Context, cfg config) (err error) {
@@ -62,7 +63,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	dir, finish, err := loadgen.LogsDir("admission", cfg.keep)
+	dir, finish, err := harness.LogsDir("admission", cfg.keep)
 	if err != nil {
 		return err
 	}

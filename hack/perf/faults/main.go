@@ -16,28 +16,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
+	"github.com/altairalabs/omnia/hack/perf/harness"
 	"github.com/altairalabs/omnia/test/faults"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "perf-faults:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	out := flag.String("out", "docs/performance", "directory the section JSON is written to")
-	quick := flag.Bool("quick", false, "a short smoke run (under 2 minutes, every fault once, short pauses)")
+	quick := flag.Bool("quick", false, "a short run (every fault once, short pauses, the stream stretched to 3 minutes for the scheduled ArenaJobs' ticks)")
 	keep := flag.Bool("keep", false, "keep the logs directory")
 	flag.Parse()
 
@@ -46,17 +33,21 @@ func run() error {
 		cfg = faults.QuickConfig(faults.FaultAPIServer, faults.FaultEtcd, faults.FaultLeader)
 	}
 	cfg.Log, cfg.Keep = os.Stdout, *keep
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	harness.Main("perf-faults", func(ctx context.Context) error { return run(ctx, cfg, *out, *quick) })
+}
+
+// run is the scenario and its section; an interrupt (ctx) ends it and
+// tears the cluster down.
+func run(ctx context.Context, cfg faults.Config, out string, quick bool) error {
 	res, err := faults.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	section := Section(cfg, res, *quick)
-	if err := section.Write(*out); err != nil {
+	section := Section(cfg, res, quick)
+	if err := section.Write(out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s/%s.json (%s)\n", *out, section.ID, res.Elapsed.Round(time.Second))
+	fmt.Printf("wrote %s/%s.json (%s)\n", out, section.ID, res.Elapsed.Round(time.Second))
 	return nil
 }
 
@@ -72,6 +63,7 @@ func FullConfig() faults.Config {
 		Warmup:          20 * time.Second,
 		Settle:          20 * time.Second,
 		Faults:          []string{faults.FaultAPIServer, faults.FaultEtcd, faults.FaultLeader},
+		MinStream:       5 * time.Minute,
 		RecoveryTimeout: 3 * time.Minute,
 		ConvergeTimeout: 5 * time.Minute,
 	}

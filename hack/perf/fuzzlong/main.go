@@ -16,31 +16,38 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/altairalabs/omnia/hack/perf/harness"
 )
 
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "fuzzlong:", err)
-		os.Exit(1)
-	}
+// options are the command's flags.
+type options struct {
+	fuzztime  time.Duration
+	parallel  int
+	out, only string
 }
 
-func run() error {
-	fuzztime := flag.Duration("fuzztime", 10*time.Minute, "how long to fuzz each target")
-	parallel := flag.Int("parallel", 0, "fuzzing workers per target (0: GOMAXPROCS)")
-	out := flag.String("out", "docs/performance", "directory for the section JSON")
-	only := flag.String("run", "", "regexp: fuzz only the targets whose name matches")
+func main() {
+	var o options
+	flag.DurationVar(&o.fuzztime, "fuzztime", 10*time.Minute, "how long to fuzz each target")
+	flag.IntVar(&o.parallel, "parallel", 0, "fuzzing workers per target (0: GOMAXPROCS)")
+	flag.StringVar(&o.out, "out", "docs/performance", "directory for the section JSON")
+	flag.StringVar(&o.only, "run", "", "regexp: fuzz only the targets whose name matches")
 	quick := flag.Bool("quick", false, "10 s per target (a smoke run of the campaign itself)")
 	flag.Parse()
 	if *quick {
-		*fuzztime = 10 * time.Second
+		o.fuzztime = 10 * time.Second
 	}
-	filter, err := regexp.Compile(*only)
+	harness.Main("fuzzlong", func(ctx context.Context) error { return run(ctx, o) })
+}
+
+// run fuzzes every target in turn; an interrupt (ctx) stops the one
+// fuzzing.
+func run(ctx context.Context, o options) error {
+	filter, err := regexp.Compile(o.only)
 	if err != nil {
 		return fmt.Errorf("-run: %w", err)
 	}
@@ -60,16 +67,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	var results []campaignResult
 	for _, t := range targets {
 		if !filter.MatchString(t.Name) {
 			continue
 		}
-		fmt.Fprintf(os.Stderr, "== %s %s for %s\n", t.Pkg, t.Name, *fuzztime)
-		r, err := campaign(ctx, root, module, strings.TrimSpace(string(gocache)), t, *fuzztime, *parallel)
+		fmt.Fprintf(os.Stderr, "== %s %s for %s\n", t.Pkg, t.Name, o.fuzztime)
+		r, err := campaign(ctx, root, module, strings.TrimSpace(string(gocache)), t, o.fuzztime, o.parallel)
 		if err != nil {
 			return err
 		}
@@ -78,15 +83,15 @@ func run() error {
 	if len(results) == 0 {
 		return errors.New("no fuzz target matched")
 	}
-	sec := section(results, *fuzztime, *parallel)
-	if *only != "" {
-		earlier, err := readEarlier(*out)
+	sec := section(results, o.fuzztime, o.parallel)
+	if o.only != "" {
+		earlier, err := readEarlier(o.out)
 		if err != nil {
 			return err
 		}
 		sec = mergeEarlier(sec, earlier)
 	}
-	if err := sec.Write(*out); err != nil {
+	if err := sec.Write(o.out); err != nil {
 		return err
 	}
 	for _, r := range results {

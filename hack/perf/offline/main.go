@@ -28,15 +28,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-
+	"github.com/altairalabs/omnia/hack/perf/harness"
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -68,16 +63,6 @@ type config struct {
 }
 
 func main() {
-	if err := runHarness(); err != nil {
-		fmt.Fprintln(os.Stderr, "perf-offline:", err)
-		os.Exit(1)
-	}
-}
-
-func runHarness() error {
-	// envtest logs through controller-runtime; errors only, as
-	// bench-agents does.
-	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	cfg := config{}
 	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
 	flag.BoolVar(&cfg.quick, "quick", false, "smoke run: 500 documents, and skip a tool whose binary is not cached yet")
@@ -93,6 +78,12 @@ func runHarness() error {
 			cfg.n = quickDocuments
 		}
 	}
+	harness.Main("perf-offline", func(ctx context.Context) error { return run(ctx, cfg) })
+}
+
+// run measures the four tools and writes the section; an interrupt (ctx)
+// stops the tool running and keeps the outputs.
+func run(ctx context.Context, cfg config) error {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return err
@@ -101,9 +92,6 @@ func runHarness() error {
 	if cfg.dir, err = os.MkdirTemp("", "omnia-perf-offline-"); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	sec, err := measureAll(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "perf-offline: outputs kept in %s\n", cfg.dir)

@@ -17,16 +17,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"github.com/altairalabs/omnia/hack/perf/harness"
 )
 
 type config struct {
@@ -44,14 +39,6 @@ type config struct {
 }
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "perf scale:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
-	ctrllog.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	var cfg config
 	sizes := flag.String("sizes", "1000,10000", "numbers of mixed objects, one local cluster each")
 	flag.StringVar(&cfg.out, "out", "docs/performance", "directory the section JSON is written to")
@@ -80,14 +67,16 @@ func run() error {
 			cfg.profile = 10 * time.Second
 		}
 	}
+	harness.Main("perf scale", func(ctx context.Context) error { return run(ctx, cfg, *sizes) })
+}
+
+// run measures every size in turn; an interrupt (ctx) stops the run but
+// still tears the cluster down.
+func run(ctx context.Context, cfg config, sizes string) error {
 	var err error
-	if cfg.sizes, err = parseSizes(*sizes); err != nil {
+	if cfg.sizes, err = parseSizes(sizes); err != nil {
 		return err
 	}
-
-	// An interrupt stops the run but still tears the cluster down.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var results []*result
 	var runErr error
 	for _, n := range cfg.sizes {

@@ -4,35 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/hack/perf/clusterbench"
-	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
-	"github.com/altairalabs/omnia/test/arenafixture"
 )
-
-// What stands in each namespace before the mixed objects arrive (a team's
-// namespace as the platform hands it over): the Providers' credential
-// Secret and a Ready hosted ArenaProject, arenafixture's two-scenario
-// project, whose git repository go-git writes into the workspace content
-// volume. They are set up before the timed ramp and are not among the N
-// objects.
-func setUpNamespace(ctx context.Context, c client.Client, ns, contentRoot string) error {
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		return fmt.Errorf("namespace %s: %w", ns, err)
-	}
-	if err := c.Create(ctx, clusterbench.CredentialSecretIn(ns)); err != nil {
-		return fmt.Errorf("secret in %s: %w", ns, err)
-	}
-	if _, err := arenafixture.CommitRepository(source.HostedPath(contentRoot, ns, arenafixture.ProjectName), arenafixture.ProjectFiles); err != nil {
-		return fmt.Errorf("project repository of %s: %w", ns, err)
-	}
-	return c.Create(ctx, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: arenafixture.ProjectName}})
-}
 
 // vendors are the local servers the objects point at: nothing leaves the
 // machine.
@@ -61,7 +39,7 @@ func objectsOf(it Item, v vendors) []client.Object {
 		// A manual evaluation of the namespace's project: one run, one
 		// trial of each scenario, one worker (the open-core limits).
 		return []client.Object{&v1alpha1.ArenaJob{ObjectMeta: meta, Spec: v1alpha1.ArenaJobSpec{
-			SourceRef: v1alpha1.LocalObjectReference{Name: arenafixture.ProjectName}}}}
+			SourceRef: v1alpha1.LocalObjectReference{Name: clusterbench.ArenaProjectName}}}}
 	}
 	return nil
 }

@@ -4,21 +4,18 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/hack/perf/clusterbench"
 	"github.com/altairalabs/omnia/hack/perf/perfreport"
 	"github.com/altairalabs/omnia/test/controlplane"
-	testredis "github.com/altairalabs/omnia/test/redis"
 )
 
 // result is what one size measured.
@@ -74,34 +71,17 @@ func runSize(ctx context.Context, cfg config, n int) (*result, error) {
 			_ = os.RemoveAll(dir)
 		}
 	}()
-	redisBin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, fmt.Errorf("redis-server not found: run hack/ensure-redis.sh (make redis): %w", err)
-	}
-	redisDir := filepath.Join(dir, "redis")
-	if err := os.MkdirAll(redisDir, 0o700); err != nil {
-		return nil, err
-	}
-	rds, err := testredis.StartIn(redisBin, redisDir)
+	arena, err := clusterbench.StartArenaBackend(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer rds.Stop()
-	urlFile := filepath.Join(dir, "queue-redis-url")
-	if err := os.WriteFile(urlFile, []byte(rds.URL()+"\n"), 0o600); err != nil {
-		return nil, err
-	}
-	contentRoot := filepath.Join(dir, "content")
-	if err := os.MkdirAll(contentRoot, 0o755); err != nil {
-		return nil, err
-	}
+	defer arena.Stop()
 	pprofAddr, err := clusterbench.FreeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	args := append([]string{"--arena", "--workspace-content-path", contentRoot, "--arena-queue-redis-url-file", urlFile,
-		"--pprof-bind-address=" + pprofAddr}, cfg.operatorArgs...)
+	args := append(append(arena.OperatorArgs(), "--pprof-bind-address="+pprofAddr), cfg.operatorArgs...)
 	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
 	if err != nil {
 		return nil, err
@@ -111,7 +91,7 @@ func runSize(ctx context.Context, cfg config, n int) (*result, error) {
 		_ = controlplane.StopEnvironment(cluster.Environment, cluster.Stop)
 	}()
 	fmt.Printf("N=%d: local cluster and operator up in %s (operator pid %d), logs in %s\n", n, time.Since(start).Round(time.Millisecond), op.Pid(), dir)
-	r, err := measure(ctx, cfg, n, cluster, op, rds.URL(), contentRoot, pprofAddr, dir)
+	r, err := measure(ctx, cfg, n, cluster, op, arena.RedisURL, arena.ContentRoot, pprofAddr, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -135,20 +115,20 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 	v := vendors{providerURL: vendor.URL, toolEndpoint: vendor.URL + "/lookup"}
 
 	for _, ns := range plan.Namespaces {
-		if err := setUpNamespace(ctx, c, ns, contentRoot); err != nil {
+		if err := clusterbench.SetUpArenaNamespace(ctx, c, ns, contentRoot); err != nil {
 			return nil, err
 		}
 	}
-	if err := waitProjectsReady(ctx, c, len(plan.Namespaces)); err != nil {
+	if err := clusterbench.WaitArenaProjectsReady(ctx, c, len(plan.Namespaces)); err != nil {
 		return nil, err
 	}
 
-	workers, err := startArenaWorkers(ctx, redisURL, cfg.arenaWorkers, plan.Count[KindArenaJob])
+	workers, err := clusterbench.StartArenaWorkers(ctx, redisURL, cfg.arenaWorkers, plan.Count[KindArenaJob], nil)
 	if err != nil {
 		return nil, err
 	}
-	defer workers.stop()
-	tr, err := startTracker(ctx, admin, workers.enqueue)
+	defer workers.Stop()
+	tr, err := startTracker(ctx, admin, workers.Enqueue)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +245,7 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 		return nil, err
 	}
 	r.runs = tr.progress().Runs
-	r.itemsExecuted, r.workerFailures = workers.executed.Load(), workers.failures.Load()
+	r.itemsExecuted, r.workerFailures = workers.Executed(), workers.Failures()
 	// The CPU profile covers the first cfg.profile of the ramp: wait for it
 	// if the run converged sooner.
 	if err := <-cpuProfile; err != nil {
@@ -309,24 +289,6 @@ func gauge(body, name string) (float64, error) {
 		return 0, fmt.Errorf("operator /metrics: %d samples of %s, want 1", len(samples), name)
 	}
 	return samples[0].Value, nil
-}
-
-// waitProjectsReady waits until the n ArenaProjects are Ready (set-up, not
-// timed): a list a second, of at most one project per namespace.
-func waitProjectsReady(ctx context.Context, c client.Client, n int) error {
-	return wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list := &v1alpha1.ArenaProjectList{}
-		if err := c.List(ctx, list); err != nil {
-			return false, err
-		}
-		ready := 0
-		for _, p := range list.Items {
-			if p.Status.Phase == v1alpha1.ArenaProjectPhaseReady {
-				ready++
-			}
-		}
-		return ready == n, nil
-	})
 }
 
 // creation counts the created items and when the last one was.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/altairalabs/omnia/hack/perf/harness"
 	"github.com/altairalabs/omnia/hack/perf/loadgen"
 )
 
@@ -51,12 +52,12 @@ func main() {
 	if cfg.quick {
 		cfg.stepLength, cfg.warmup = quickStep, quickWarmup
 	}
-	loadgen.Main("webhookload", func(ctx context.Context) error { return run(ctx, cfg) })
+	harness.Main("webhookload", func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
 // run starts the environment, measures every step and writes the section.
 func run(ctx context.Context, cfg config) (err error) {
-	dir, finish, err := loadgen.LogsDir("webhook", cfg.keep)
+	dir, finish, err := harness.LogsDir("webhook", cfg.keep)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,9 @@
-package loadgen
+// Package harness is the startup every `make perf-*` command shares: flags
+// are parsed by the command, then Main runs it with a context an interrupt
+// cancels (so Ctrl-C stops a run and its clusters cleanly), quiet
+// controller-runtime logs, and one way of reporting an error; LogsDir is
+// the run's logs directory, kept when the run fails.
+package harness
 
 import (
 	"context"
