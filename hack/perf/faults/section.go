@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -106,11 +105,11 @@ func Section(cfg faults.Config, res *faults.Result, quick bool) perfreport.Secti
 		lease = "leader election " + strings.Join(cfg.LeaseArgs, " ")
 	}
 	load := ""
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		load = " (load average at the end: " + strings.Join(strings.Fields(string(data))[:3], " ") + ")"
+	if l := perfreport.LoadAverage(); l != "" {
+		load = " (load average at the end: " + l + ")"
 	}
 	s.Notes = append(s.Notes,
-		fmt.Sprintf("Run with %s; the run took %s, cluster start included%s. Measured while other builds ran: the lead re-runs `make perf` on a quiet machine.",
+		fmt.Sprintf("Run with %s; the run took %s, cluster start included%s. The load average counts the run itself: the control plane, two operator replicas, Redis, the writers and the workers share the machine's CPUs.",
 			lease, res.Elapsed.Round(time.Second), load),
 		"The leader's recovery is bounded by the Lease: a SIGKILLed leader does not release it, so the other replica waits for it to expire "+
 			"(lease duration) before it takes over; a shorter lease recovers faster at the price of more Lease writes. While the API server or etcd "+

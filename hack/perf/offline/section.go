@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -40,9 +39,9 @@ func section(cfg config, acc *account, results []toolResult) perfreport.Section 
 	if cfg.quick {
 		sec.Notes = append(sec.Notes, fmt.Sprintf("A -quick smoke run on %d documents: the targets are for 5,000.", acc.Documents))
 	}
-	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+	if load := perfreport.LoadAverage(); load != "" {
 		sec.Notes = append(sec.Notes, fmt.Sprintf("Load average when the run ended: %s (on %s); other builds and benchmarks running at the same time slow every tool alike.",
-			strings.Join(strings.Fields(string(load))[:3], " "), perfreport.ThisMachine()))
+			load, perfreport.ThisMachine()))
 	}
 
 	wallMet := omniactl.Run.Wall <= targetWall

@@ -73,3 +73,18 @@ func CPUSeconds(pid int) (float64, error) {
 	}
 	return ticks / clockTicks, nil
 }
+
+// LoadAverage is the machine's 1-, 5- and 15-minute load averages as
+// /proc/loadavg gives them ("0.44 2.32 3.43"), or "" where it cannot be read.
+// A section states it so a reader can tell a quiet run from a contended one.
+func LoadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 3 {
+		return ""
+	}
+	return strings.Join(fields[:3], " ")
+}

@@ -52,8 +52,22 @@ type result struct {
 	runs           map[v1alpha1.ArenaRunPhase]int
 	itemsExecuted  int64
 	workerFailures int64
-	// cpuProfile and heapProfile are the operator's profiles (paths).
-	cpuProfile, heapProfile string
+	// cpuTop and heapTop are `go tool pprof -top` of the operator's
+	// profiles, read while the size's directory (which holds the profiles
+	// and is removed after the size unless -keep) still exists; each is
+	// the error text when the profile could not be read.
+	cpuTop, heapTop profileTop
+}
+
+// profileTop is the top lines of one profile, or why there are none.
+type profileTop struct {
+	lines []string
+	err   error
+}
+
+func readTop(ctx context.Context, path string) profileTop {
+	lines, err := clusterbench.Top(ctx, path, 12)
+	return profileTop{lines: lines, err: err}
 }
 
 // runSize starts a local cluster with the operator, creates n mixed
@@ -220,10 +234,10 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 	}
 	r.apiLines = clusterbench.RequestLines(clusterbench.RequestDelta(apiBefore, apiAfter), float64(n)/4)
 	fmt.Printf("  converged after %s (all created after %s)\n", r.converged.Round(time.Millisecond), r.allCreated.Round(time.Millisecond))
-	r.heapProfile = filepath.Join(dir, "heap.pprof")
 	if err := clusterbench.SaveProfile(ctx, pprofAddr, "heap", "gc=1", dir, "heap.pprof"); err != nil {
 		return nil, fmt.Errorf("heap profile: %w", err)
 	}
+	r.heapTop = readTop(ctx, filepath.Join(dir, "heap.pprof"))
 
 	// Steady state: everything converged, nothing changes; count writes.
 	apiW0, opW0, err := clusterbench.ScrapeWrites(ctx, admin, op, token)
@@ -251,7 +265,7 @@ func measure(ctx context.Context, cfg config, n int, cluster *controlplane.Clust
 	if err := <-cpuProfile; err != nil {
 		return nil, fmt.Errorf("CPU profile: %w", err)
 	}
-	r.cpuProfile = filepath.Join(dir, "cpu.pprof")
+	r.cpuTop = readTop(ctx, filepath.Join(dir, "cpu.pprof"))
 	return r, nil
 }
 

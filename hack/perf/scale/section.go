@@ -174,7 +174,10 @@ func notes(ctx context.Context, cfg config, results []*result, runErr error, tar
 	if cfg.quick {
 		out = append(out, "A -quick smoke run: small sizes and a short steady state; not the report's figures.")
 	}
-	out = append(out, "Measured on a shared 2-core machine while other builds ran: times and CPU are noisy; the counts (requests, writes) are not.")
+	if load := perfreport.LoadAverage(); load != "" {
+		out = append(out, "Load average when the run ended: "+load+". The control plane, kwok, Redis, the operator and the harness share the machine's CPUs: "+
+			"times and CPU depend on that sharing; the counts (requests, writes) do not.")
+	}
 	if len(cfg.operatorArgs) > 0 {
 		out = append(out, "The operator ran with the extra flags "+strings.Join(cfg.operatorArgs, " ")+" (-operator-arg).")
 	}
@@ -204,16 +207,17 @@ func notes(ctx context.Context, cfg config, results []*result, runErr error, tar
 	}
 	if missed {
 		last := results[len(results)-1]
-		for _, p := range []struct{ what, path string }{{"CPU (first " + cfg.profile.String() + " of the ramp)", last.cpuProfile}, {"heap (at convergence)", last.heapProfile}} {
-			if p.path == "" {
+		for _, p := range []struct {
+			what string
+			top  profileTop
+		}{{"CPU (first " + cfg.profile.String() + " of the ramp)", last.cpuTop}, {"heap in use (at convergence)", last.heapTop}} {
+			if p.top.err != nil {
+				out = append(out, fmt.Sprintf("N=%d operator %s profile: %v", last.n, p.what, p.top.err))
 				continue
 			}
-			top, err := clusterbench.Top(ctx, p.path, 12)
-			if err != nil {
-				out = append(out, fmt.Sprintf("N=%d operator %s profile: %v", last.n, p.what, err))
-				continue
+			if len(p.top.lines) > 0 {
+				out = append(out, fmt.Sprintf("N=%d operator %s profile, go tool pprof -top: %s", last.n, p.what, strings.Join(p.top.lines, " | ")))
 			}
-			out = append(out, fmt.Sprintf("N=%d operator %s profile, go tool pprof -top: %s", last.n, p.what, strings.Join(top, " | ")))
 		}
 	}
 	return out
