@@ -2,7 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
@@ -117,31 +118,33 @@ type mutant struct {
 // the set is the same on every run.
 func openAPIMutations(u map[string]any) []mutant {
 	var out []mutant
-	var walk func(v any, path []any)
-	walk = func(v any, path []any) {
+	WalkJSON(u, nil, func(path []any, v any) {
 		if len(path) > 0 && !(len(path) == 1 && (path[0] == "apiVersion" || path[0] == "kind")) {
 			for _, r := range replacements(v) {
 				out = append(out, mutant{object: replaceAt(u, path, r.value), what: fmt.Sprintf("%s %s", pathString(path), r.what)})
 			}
 		}
-		switch t := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(t[k], append(append([]any{}, path...), k))
-			}
-		case []any:
-			for i, e := range t {
-				walk(e, append(append([]any{}, path...), i))
-			}
+	})
+	return out
+}
+
+// WalkJSON calls visit on v and then on every value under it, depth first,
+// with the path from v (map keys and list indexes, after prefix). Map keys
+// are visited in sorted order, so a walk is the same on every run. Each
+// path visit sees is its own copy. Exported for the differential tests of
+// other packages.
+func WalkJSON(v any, prefix []any, visit func(path []any, value any)) {
+	visit(prefix, v)
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			WalkJSON(t[k], append(slices.Clone(prefix), k), visit)
+		}
+	case []any:
+		for i, e := range t {
+			WalkJSON(e, append(slices.Clone(prefix), i), visit)
 		}
 	}
-	walk(u, nil)
-	return out
 }
 
 type replacement struct {
@@ -185,12 +188,7 @@ func replacements(v any) []replacement {
 	case float64:
 		out = append(out, replacement{t * 1000, "times 1000"}, replacement{-t, "negated"}, replacement{int64(t), "truncated"})
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			m := shallowMap(t)
 			delete(m, k)
 			out = append(out, replacement{m, "without " + k})

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -150,7 +149,7 @@ func mutations(obj map[string]any, seed int) []mutation {
 // a stable order.
 func leafPaths(v any, prefix []any) [][]any {
 	var out [][]any
-	walkJSON(v, prefix, func(path []any, value any) {
+	rules.WalkJSON(v, prefix, func(path []any, value any) {
 		switch value.(type) {
 		case map[string]any, []any:
 		default:
@@ -163,32 +162,12 @@ func leafPaths(v any, prefix []any) [][]any {
 // listPaths lists the paths of v's lists, in a stable order.
 func listPaths(v any, prefix []any) [][]any {
 	var out [][]any
-	walkJSON(v, prefix, func(path []any, value any) {
+	rules.WalkJSON(v, prefix, func(path []any, value any) {
 		if _, ok := value.([]any); ok {
 			out = append(out, path)
 		}
 	})
 	return out
-}
-
-// walkJSON calls visit on v and every value under it, map keys sorted.
-func walkJSON(v any, path []any, visit func(path []any, value any)) {
-	visit(path, v)
-	switch t := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			walkJSON(t[k], append(slices.Clone(path), k), visit)
-		}
-	case []any:
-		for i, e := range t {
-			walkJSON(e, append(slices.Clone(path), i), visit)
-		}
-	}
 }
 
 func getAt(v any, path []any) any {
