@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +84,22 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 		}
 		if err := env.Stop(); err != nil {
 			t.Logf("stopping the control plane: %v", err)
+		}
+	})
+
+	t.Run("the operator runs with the manifest's environment", func(t *testing.T) {
+		want, err := controlplane.ManagerEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := op.Environ()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range want {
+			if !slices.Contains(got, kv) {
+				t.Errorf("the operator's environment lacks %s (config/manager/manager.yaml)", kv)
+			}
 		}
 	})
 

@@ -58,6 +58,9 @@ type config struct {
 	profile time.Duration
 	// operatorArgs are extra operator flags (-operator-arg, repeatable).
 	operatorArgs []string
+	// operatorEnv are operator environment variables over the manifest's
+	// (-operator-env, repeatable).
+	operatorEnv []string
 	// pprofAddr is the operator's pprof address when profiling.
 	pprofAddr string
 	dir       string
@@ -76,6 +79,13 @@ func run() error {
 	flag.DurationVar(&cfg.profile, "profile", 0, "take a CPU profile of the operator over this long from the first create (and a heap profile once every agent is Running), into the logs directory, which is then kept; 0: none")
 	flag.Func("operator-arg", "an extra operator flag, e.g. -operator-arg=--agentruntime-max-concurrent-reconciles=4; repeatable", func(s string) error {
 		cfg.operatorArgs = append(cfg.operatorArgs, s)
+		return nil
+	})
+	flag.Func("operator-env", "an operator environment variable over those config/manager/manager.yaml sets, e.g. -operator-env=GOMEMLIMIT=off; repeatable", func(s string) error {
+		if !strings.Contains(s, "=") {
+			return fmt.Errorf("want NAME=value, got %q", s)
+		}
+		cfg.operatorEnv = append(cfg.operatorEnv, s)
 		return nil
 	})
 	flag.BoolVar(&cfg.baseline, "baseline", false, "no operator: create each agent's children directly and report when every Deployment is available (the local cluster's own floor; baseline.go)")
@@ -101,11 +111,16 @@ func run() error {
 	if len(args) > 0 {
 		fmt.Printf("operator flags: %s\n", strings.Join(args, " "))
 	}
+	manifestEnv, err := controlplane.ManagerEnv()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("operator environment: %s\n", strings.Join(append(manifestEnv, cfg.operatorEnv...), " "))
 	start := time.Now()
 	if cfg.baseline {
 		return runBaseline(cfg, dir)
 	}
-	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{}, dir, args...)
+	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{OperatorEnv: cfg.operatorEnv}, dir, args...)
 	if err != nil {
 		return err
 	}
@@ -271,6 +286,10 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	if err != nil {
 		return err
 	}
+	anon, file, err := perfreport.Resident(op.Pid())
+	if err != nil {
+		return err
+	}
 	apiDelta, opDelta := clusterbench.Delta(apiBefore, apiAfter), clusterbench.Delta(opBefore, opAfter)
 
 	var opTotal float64
@@ -282,6 +301,8 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	fmt.Printf("  every agent Running after          %s   (target at N=1000: <= 60s)\n", toRunning.Round(time.Millisecond))
 	fmt.Printf("  operator peak RSS (VmHWM)          %.1f MiB (%.1f MiB when all were Running; VmRSS now %.1f MiB)   (target: <= 200 MiB)\n",
 		float64(hwm)/1024, float64(hwmAtRunning)/1024, float64(rss)/1024)
+	fmt.Printf("  operator resident set now          %.1f MiB anonymous (the Go runtime's; GOMEMLIMIT bounds it), %.1f MiB file pages (the binary)\n",
+		float64(anon)/1024, float64(file)/1024)
 	var rampWrites float64
 	for _, v := range opBefore {
 		rampWrites += v

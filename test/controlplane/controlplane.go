@@ -40,6 +40,10 @@ type Options struct {
 	// cluster before anything runs on it, so the operator starts with the
 	// mesh available (rollout trafficRouting mode mesh).
 	Istio bool
+	// OperatorEnv are NAME=value variables for the operator WithOperator
+	// and WithOperatorCluster start, over the manifest's (ManagerEnv):
+	// e.g. GOMEMLIMIT=off to measure it without its soft memory limit.
+	OperatorEnv []string
 }
 
 // excludedNamespace returns the namespace the webhooks skip.
@@ -271,6 +275,7 @@ func withOperator(opts Options, dir string, args []string, start func(Options) (
 		CAData:      env.WebhookInstallOptions.LocalServingCAData,
 		WebhookPort: env.WebhookInstallOptions.LocalServingPort,
 		LogPath:     filepath.Join(dir, "operator.log"),
+		Env:         opts.OperatorEnv,
 		Args:        append([]string{"--excluded-namespace", opts.excludedNamespace()}, args...),
 	})
 	if err != nil {

@@ -58,6 +58,9 @@ type OperatorOptions struct {
 	// Args are extra flags; they come last, so they override the defaults
 	// (e.g. --leader-election-namespace).
 	Args []string
+	// Env are extra NAME=value variables. They come after this process's
+	// environment and the manifest's (ManagerEnv), so they override both.
+	Env []string
 }
 
 // BuildOperator builds cmd/omnia-operator and returns its path. Each test
@@ -123,7 +126,14 @@ func LaunchOperator(o OperatorOptions) (*Operator, error) {
 		"--metrics-bind-address", "127.0.0.1:" + strconv.Itoa(metricsPort),
 		"--leader-election-namespace", OperatorNamespace,
 	}, o.Args...)
+	manifestEnv, err := ManagerEnv()
+	if err != nil {
+		_ = logFile.Close()
+		return nil, err
+	}
 	cmd := exec.Command(o.Binary, args...)
+	// For a repeated name the last value wins (os/exec keeps the last).
+	cmd.Env = append(append(os.Environ(), manifestEnv...), o.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()

@@ -129,3 +129,28 @@ func TestPerformancePageIsCurrent(t *testing.T) {
 		t.Fatal("docs/performance.md is stale: run `go run ./hack/perf/report`")
 	}
 }
+
+func TestResidentOfThisProcess(t *testing.T) {
+	anon, file, err := Resident(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rss, err := Memory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Go test binary has both heap (anonymous) and text (file) pages
+	// resident, and VmRSS is their sum plus shared memory.
+	if anon <= 0 || file <= 0 {
+		t.Fatalf("RssAnon %d KiB, RssFile %d KiB: want both > 0", anon, file)
+	}
+	if anon+file > rss+1024 {
+		t.Errorf("RssAnon %d + RssFile %d KiB exceed VmRSS %d KiB", anon, file, rss)
+	}
+}
+
+func TestStatusKiBMissingField(t *testing.T) {
+	if _, err := statusKiB(os.Getpid(), "VmRSS", "NoSuchField"); err == nil || !strings.Contains(err.Error(), "NoSuchField") {
+		t.Fatalf("err = %v, want one naming NoSuchField", err)
+	}
+}

@@ -3,6 +3,7 @@ package perfreport
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,33 +15,56 @@ const clockTicks = 100
 // Memory reads VmHWM (peak resident set size) and VmRSS of a process from
 // /proc/<pid>/status, in KiB.
 func Memory(pid int) (peakKiB, rssKiB int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	v, err := statusKiB(pid, "VmHWM", "VmRSS")
 	if err != nil {
 		return 0, 0, err
 	}
+	return v[0], v[1], nil
+}
+
+// Resident splits a process's resident set now (VmRSS) into its anonymous
+// pages (RssAnon: for a Go program, what its runtime manages and
+// GOMEMLIMIT bounds) and its file pages (RssFile: mostly the binary's
+// text and tables), in KiB.
+func Resident(pid int) (anonKiB, fileKiB int64, err error) {
+	v, err := statusKiB(pid, "RssAnon", "RssFile")
+	if err != nil {
+		return 0, 0, err
+	}
+	return v[0], v[1], nil
+}
+
+// statusKiB reads the named "<name>: <n> kB" fields of /proc/<pid>/status,
+// in the order given; a field that is missing is an error.
+func statusKiB(pid int, names ...string) ([]int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	values := make([]int64, len(names))
+	found := make([]bool, len(names))
 	for _, line := range strings.Split(string(data), "\n") {
 		name, val, ok := strings.Cut(line, ":")
-		if !ok || (name != "VmHWM" && name != "VmRSS") {
+		if !ok {
 			continue
 		}
+		i := slices.Index(names, name)
 		f := strings.Fields(val) // "123456 kB"
-		if len(f) == 0 {
+		if i < 0 || len(f) == 0 {
 			continue
 		}
 		n, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
+			return nil, fmt.Errorf("/proc/%d/status %s: %w", pid, name, err)
 		}
-		if name == "VmHWM" {
-			peakKiB = n
-		} else {
-			rssKiB = n
+		values[i], found[i] = n, true
+	}
+	for i, ok := range found {
+		if !ok {
+			return nil, fmt.Errorf("/proc/%d/status has no %s", pid, names[i])
 		}
 	}
-	if peakKiB == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
-	}
-	return peakKiB, rssKiB, nil
+	return values, nil
 }
 
 // CPUSeconds is the user plus system CPU time a process has used so far
