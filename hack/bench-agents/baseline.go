@@ -29,7 +29,7 @@ import (
 func baseline(ctx context.Context, cfg config, cluster *controlplane.Cluster) error {
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	_, c, err := clusterbench.AdminClient(cluster.Config)
+	admin, c, err := clusterbench.AdminClient(cluster.Config)
 	if err != nil {
 		return err
 	}
@@ -39,6 +39,10 @@ func baseline(ctx context.Context, cfg config, cluster *controlplane.Cluster) er
 		if err := createNamespace(ctx, c, i); err != nil {
 			return err
 		}
+	}
+	before, err := clusterbench.APIRequests(ctx, admin)
+	if err != nil {
+		return err
 	}
 	t0 := time.Now()
 	var created atomic.Int64
@@ -103,8 +107,19 @@ func baseline(ctx context.Context, cfg config, cluster *controlplane.Cluster) er
 		}
 	}
 	wg.Wait()
+	available := time.Since(t0)
+	after, err := clusterbench.APIRequests(ctx, admin)
+	if err != nil {
+		return err
+	}
+	ramp := clusterbench.RequestDelta(before, after)
 	fmt.Printf("\nbaseline (N=%d, no operator: each agent's ServiceAccount, Role, RoleBinding, Service and Deployment created directly, %d creators)\n", cfg.n, cfg.concurrency)
-	fmt.Printf("  every Deployment available after   %s\n", time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("  every Deployment available after   %s\n", available.Round(time.Millisecond))
+	fmt.Printf("  API requests until then (every client; by resource and verb, at least N/2; mean server time):\n")
+	for _, l := range clusterbench.RequestLines(ramp, float64(cfg.n)/2) {
+		fmt.Printf("    %s\n", l)
+	}
+	fmt.Printf("  ClusterIP allocations              %s\n", clusterbench.ClusterIPLine(ramp))
 	return nil
 }
 

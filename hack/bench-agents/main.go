@@ -111,15 +111,15 @@ func run() error {
 	if len(args) > 0 {
 		fmt.Printf("operator flags: %s\n", strings.Join(args, " "))
 	}
+	start := time.Now()
+	if cfg.baseline {
+		return runBaseline(cfg, dir)
+	}
 	manifestEnv, err := controlplane.ManagerEnv()
 	if err != nil {
 		return err
 	}
 	fmt.Printf("operator environment: %s\n", strings.Join(append(manifestEnv, cfg.operatorEnv...), " "))
-	start := time.Now()
-	if cfg.baseline {
-		return runBaseline(cfg, dir)
-	}
 	cluster, op, err := controlplane.WithOperatorCluster(controlplane.Options{OperatorEnv: cfg.operatorEnv}, dir, args...)
 	if err != nil {
 		return err
@@ -309,9 +309,11 @@ func bench(ctx context.Context, cfg config, cluster *controlplane.Cluster, op *c
 	}
 	fmt.Printf("  operator write requests until then %.0f (%.1f per agent)\n", rampWrites, rampWrites/float64(cfg.n))
 	fmt.Printf("  API requests until then (every client; by resource and verb, at least N/2; mean server time):\n")
-	for _, l := range clusterbench.RequestLines(clusterbench.RequestDelta(rampBefore, rampAfter), float64(cfg.n)/2) {
+	ramp := clusterbench.RequestDelta(rampBefore, rampAfter)
+	for _, l := range clusterbench.RequestLines(ramp, float64(cfg.n)/2) {
 		fmt.Printf("    %s\n", l)
 	}
+	fmt.Printf("  ClusterIP allocations              %s\n", clusterbench.ClusterIPLine(ramp))
 	names := make([]string, 0, len(loads))
 	for name := range loads {
 		names = append(names, name)

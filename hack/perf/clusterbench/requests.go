@@ -75,3 +75,20 @@ func RequestLines(m map[string]RequestStat, min float64) []string {
 	}
 	return out
 }
+
+// ClusterIPAllocations is the IPAddress creates among the requests, with
+// the API server's time for them. Kubernetes 1.37 allocates a dynamic
+// ClusterIP under one lock held across the create of its IPAddress object
+// (pkg/registry/core/service/ipallocator: MetaAllocator.AllocateNextService),
+// so these creates run one at a time: their summed time is a lower bound on
+// how long the cluster takes to give that many Services their ClusterIPs,
+// whoever creates the Services.
+func ClusterIPAllocations(m map[string]RequestStat) RequestStat {
+	return m["ipaddresses POST"]
+}
+
+// ClusterIPLine reports ClusterIPAllocations for a results block.
+func ClusterIPLine(m map[string]RequestStat) string {
+	a := ClusterIPAllocations(m)
+	return fmt.Sprintf("%.0f IPAddress creates, %.1fs of API server time one after another (kube-apiserver allocates ClusterIPs under one lock): no fewer seconds for that many Services", a.Count, a.Seconds)
+}
