@@ -14,11 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/config/crd"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Env is what compilation needs once per process: the Omnia kinds'
@@ -38,8 +40,9 @@ type kindEnv struct {
 	kind       string
 	apiVersion string
 	structural *structuralschema.Structural
-	// values reads objects of the kind as CEL values (cachedSchema).
-	values   *cachedSchema
+	// values reads objects of the kind as CEL values
+	// (rules.CELValueSchema).
+	values   common.Schema
 	declType *apiservercel.DeclType
 	env      *cel.Env
 }
@@ -157,7 +160,7 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 		kind:       kind,
 		apiVersion: c.Spec.Group + "/" + v.Name,
 		structural: s,
-		values:     newCachedSchema(s),
+		values:     rules.CELValueSchema(s),
 		declType:   declType,
 		env:        envSet.NewExpressionsEnv(),
 	}, nil

@@ -116,3 +116,13 @@ func (b *cachedSchemaOrBool) Schema() common.Schema {
 }
 
 func (b *cachedSchemaOrBool) Allows() bool { return b.sb.Bool }
+
+// CELValueSchema returns s's adaptor for reading objects as CEL values
+// (common.UnstructuredToVal), with its child schemas built once: the same
+// adaptor the schema stage's CEL plan uses, for the policies package's CEL
+// rules, so the two read an object alike and the fix for the upstream
+// adaptor's per-access rebuild lives in one place. s must not change
+// afterwards.
+func CELValueSchema(s *structuralschema.Structural) common.Schema {
+	return newCachedSchema(s)
+}

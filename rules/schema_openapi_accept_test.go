@@ -2,14 +2,10 @@ package rules
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
@@ -123,37 +119,10 @@ func TestOpenAPIAcceptorKeywords(t *testing.T) {
 // values change in several places at once, and holds every step to
 // upstream: the acceptor never vouches for a refused value.
 func TestOpenAPIAcceptorRandomMutationChains(t *testing.T) {
-	sv, err := DefaultSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	acceptors, err := defaultAcceptors()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob("../api/v1alpha1/testdata/examples/*/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no spec examples (%v)", err)
-	}
 	rng := rand.New(rand.NewPCG(13, 3))
 	steps, vouched, refused := 0, 0, 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var u map[string]any
-		if err := utiljson.Unmarshal(j, &u); err != nil {
-			t.Fatal(err)
-		}
-		kind, _ := u["kind"].(string)
-		ks, acc := sv.kinds[kind], acceptors[kind]
-		structuralpruning.Prune(u, ks.structural, true)
-		structuraldefaulting.Default(u, ks.structural)
+	for _, ex := range openAPIExamples(t) {
+		f, u, ks, acc := ex.file, ex.u, ex.ks, ex.accept
 		for chain := 0; chain < 4; chain++ {
 			cur, what := u, ""
 			for step := 0; step < 4; step++ {

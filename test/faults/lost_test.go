@@ -126,24 +126,23 @@ func landingTimeouts(t *testing.T) client.Client {
 		}
 		return nil
 	}
+	// write plays the webhook (a spoiled object is denied), then stores
+	// the write and, one time in five, loses its answer.
+	write := func(obj client.Object, store func() error) error {
+		if isSpoiled(obj) {
+			return fmt.Errorf(`admission webhook "v.omnia.altairalabs.ai" denied the request: spoiled`)
+		}
+		if err := store(); err != nil {
+			return err
+		}
+		return lost()
+	}
 	return fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			if isSpoiled(obj) {
-				return fmt.Errorf(`admission webhook "v.omnia.altairalabs.ai" denied the request: spoiled`)
-			}
-			if err := c.Create(ctx, obj, opts...); err != nil {
-				return err
-			}
-			return lost()
+			return write(obj, func() error { return c.Create(ctx, obj, opts...) })
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			if isSpoiled(obj) {
-				return fmt.Errorf(`admission webhook "v.omnia.altairalabs.ai" denied the request: spoiled`)
-			}
-			if err := c.Update(ctx, obj, opts...); err != nil {
-				return err
-			}
-			return lost()
+			return write(obj, func() error { return c.Update(ctx, obj, opts...) })
 		},
 	}).Build()
 }
