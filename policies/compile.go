@@ -231,7 +231,7 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 		if r.MessageExpression != "" {
 			c.errorf(id, at(".messageExpression"), "[validationpolicy/rego-message] messageExpression is CEL: a Rego rule's violation carries its own msg, or set message")
 		}
-		rr, errs := c.env.compileRego(i, id, r.Rego, r.AllowNondeterministic)
+		rr, errs := c.env.compileRego(i, c.policy.Name, id, r.Rego, r.AllowNondeterministic)
 		for _, fe := range errs {
 			c.errorf(id, fe.field, "%s", fe.msg)
 		}

@@ -333,3 +333,42 @@ func TestEvaluateNumbers(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateRegoPolicyBudget: the Rego rules of one policy share one time
+// budget per object. A policy of many looping rules used to take a timeout
+// per rule (64 × 100 ms = 6.4 s per object, against the webhook's 10 s);
+// now the rules that start with the budget spent are not run, and each
+// still reports a finding (never a pass). A second evaluation of the same
+// object gets a budget of its own.
+func TestEvaluateRegoPolicyBudget(t *testing.T) {
+	const n = 64
+	loop := "package p\nviolation contains {\"msg\": \"x\", \"field\": \"spec\"} if { some i in numbers.range(1, 1e12); i < 0 }"
+	var rs []v1alpha1.ValidationPolicyRule
+	for i := range n {
+		rs = append(rs, v1alpha1.ValidationPolicyRule{ID: fmt.Sprintf("r%02d", i), Rego: loop})
+	}
+	timeout, budget := 20*time.Millisecond, 50*time.Millisecond
+	c := compiled(t, env(t).WithOptions(Options{RegoTimeout: timeout, RegoPolicyBudget: budget}), policy(kinds("Provider"), rs...))
+	for round := range 2 {
+		got := evaluate(t, c, "Provider", rules.Input{Object: provider("a", "ns", nil)})
+		if len(got) != n {
+			t.Fatalf("round %d: %d findings, want one per rule (%d)", round, len(got), n)
+		}
+		ran, skipped := 0, 0
+		for _, f := range got {
+			switch {
+			case strings.Contains(f.Message, "used up their 50ms budget"):
+				skipped++
+			case strings.Contains(f.Message, "timed out"):
+				ran++
+			default:
+				t.Errorf("round %d: finding %v is neither a timeout nor a spent budget", round, f)
+			}
+		}
+		// Each rule that ran took its timeout or the rest of the budget:
+		// at most budget/timeout + 1 of them fit.
+		if maxRan := int(budget/timeout) + 1; ran < 1 || ran > maxRan {
+			t.Errorf("round %d: %d rules ran (want 1..%d), %d skipped", round, ran, maxRan, skipped)
+		}
+	}
+}

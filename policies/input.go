@@ -18,6 +18,9 @@ type evalInput struct {
 	object    map[string]any
 	oldObject map[string]any
 	namespace map[string]any
+	// scratch is the evaluation's (rules.Input.Scratch): where a policy's
+	// Rego budget is kept.
+	scratch *rules.Scratch
 }
 
 // newEvalInput converts in's typed objects to the JSON maps the API server
@@ -27,7 +30,7 @@ func (e *Env) newEvalInput(in rules.Input) (*evalInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &evalInput{kind: kind, object: obj}
+	out := &evalInput{kind: kind, object: obj, scratch: in.Scratch()}
 	if !isNil(in.Old) {
 		if _, out.oldObject, err = e.toMap(in.Old); err != nil {
 			return nil, fmt.Errorf("old object: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -19,11 +20,20 @@ const MaxRegoFindings = 100
 // regoRule is a compiled Rego policy rule: its query prepared once.
 type regoRule struct {
 	query rego.PreparedEvalQuery
+	// policy names the policy whose time budget the rule draws from.
+	policy string
 }
+
+// regoBudgetKey keys a policy's Rego time budget in an evaluation's
+// rules.Scratch.
+type regoBudgetKey struct{ policy string }
+
+// regoBudget is the deadline shared by one policy's Rego rules on one object.
+type regoBudget struct{ deadline time.Time }
 
 // compileRego parses module (Rego v1), checks it defines a `violation` set
 // and calls no removed builtin, and prepares `data.<package>.violation`.
-func (e *Env) compileRego(ruleIdx int, ruleID, module string, allowNondeterministic bool) (*regoRule, []fieldError) {
+func (e *Env) compileRego(ruleIdx int, policy, ruleID, module string, allowNondeterministic bool) (*regoRule, []fieldError) {
 	at := fmt.Sprintf("spec.rules[%d].rego", ruleIdx)
 	fail := func(format string, args ...any) (*regoRule, []fieldError) {
 		return nil, []fieldError{{field: at, msg: fmt.Sprintf(format, args...)}}
@@ -53,7 +63,7 @@ func (e *Env) compileRego(ruleIdx int, ruleID, module string, allowNondeterminis
 	if err != nil {
 		return fail("does not compile: %s", oneLine(err.Error()))
 	}
-	return &regoRule{query: pq}, nil
+	return &regoRule{query: pq, policy: policy}, nil
 }
 
 // definesViolationSet reports whether mod has a multi-value rule named
@@ -68,9 +78,11 @@ func definesViolationSet(mod *ast.Module) bool {
 	return false
 }
 
-// eval runs the prepared query on one object within the Rego timeout.
-// Each violation is a finding at its field (default spec) with its msg (or
-// the rule's message); a timeout or an error is one finding at spec.
+// eval runs the prepared query on one object within the Rego timeout and
+// what is left of the policy's budget on this object (the budget starts
+// with the policy's first Rego rule of the evaluation). Each violation is a
+// finding at its field (default spec) with its msg (or the rule's message);
+// a timeout, a spent budget or an error is one finding at spec.
 func (r *regoRule) eval(e *Env, in *evalInput, params paramsValue, message string) (field.ErrorList, bool) {
 	input := map[string]any{
 		"object":          in.object,
@@ -85,13 +97,27 @@ func (r *regoRule) eval(e *Env, in *evalInput, params paramsValue, message strin
 		input["namespaceObject"] = in.namespace
 	}
 	timeout := e.opts.RegoTimeout
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	now := time.Now()
+	budget := in.scratch.LoadOrStore(regoBudgetKey{r.policy}, func() any {
+		return &regoBudget{deadline: now.Add(e.opts.RegoPolicyBudget)}
+	}).(*regoBudget)
+	if !now.Before(budget.deadline) {
+		return field.ErrorList{finding("spec", fmt.Sprintf("evaluation failed: the policy's Rego rules used up their %s budget on this object before this rule ran", e.opts.RegoPolicyBudget))}, true
+	}
+	deadline, byBudget := now.Add(timeout), false
+	if budget.deadline.Before(deadline) {
+		deadline, byBudget = budget.deadline, true
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	rs, err := r.query.Eval(ctx, rego.EvalInput(input))
 	if err != nil {
 		msg := "evaluation failed: " + oneLine(err.Error())
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) || topdown.IsCancel(err) {
 			msg = fmt.Sprintf("evaluation failed: timed out after %s", timeout)
+			if byBudget {
+				msg = fmt.Sprintf("evaluation failed: timed out at the end of the policy's %s Rego budget on this object", e.opts.RegoPolicyBudget)
+			}
 		}
 		return field.ErrorList{finding("spec", msg)}, true
 	}

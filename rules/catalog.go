@@ -117,6 +117,9 @@ func (c *Catalog) Evaluate(kind string, in Input, opts Options) []Finding {
 	if in.Facts == nil {
 		in.Facts = NoFacts{}
 	}
+	if in.scratch == nil {
+		in.scratch = &Scratch{}
+	}
 	var out []Finding
 	for _, id := range c.order {
 		r := c.rules[id]

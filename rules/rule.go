@@ -112,7 +112,16 @@ type Input struct {
 	Old runtime.Object
 	// Facts answers lookups of cluster state; never nil inside a check.
 	Facts Facts
+
+	// scratch is shared by every check of one Catalog.Evaluate call; see
+	// Scratch.
+	scratch *Scratch
 }
+
+// Scratch is the per-evaluation state every check of one Catalog.Evaluate
+// call shares (nil outside Evaluate, e.g. a check called directly in a test:
+// every LoadOrStore then computes afresh).
+func (in Input) Scratch() *Scratch { return in.scratch }
 
 // Finding is one rule's verdict on one field.
 type Finding struct {

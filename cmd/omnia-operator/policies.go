@@ -28,6 +28,9 @@ var policyEnv *policies.Env
 var policyRegoTimeout = flag.Duration("policy-rego-timeout", policies.DefaultRegoTimeout,
 	"bound on one Rego policy rule's evaluation of one object; a module that runs longer is a finding (result error in omnia_policy_evaluations_total), never a hung webhook")
 
+var policyRegoBudget = flag.Duration("policy-rego-budget", policies.DefaultRegoPolicyBudget,
+	"bound on all Rego rules of one policy evaluating one object together; a rule that starts with it spent is a finding, never a pass")
+
 // setupPolicies builds the policy compiler (its evaluations observed as
 // omnia_policy_evaluations_total and omnia_policy_evaluation_duration_seconds)
 // and registers the policy controllers and the readiness check that waits
@@ -37,8 +40,11 @@ func setupPolicies(mgr ctrl.Manager) error {
 	if *policyRegoTimeout <= 0 {
 		return fmt.Errorf("--policy-rego-timeout %s: must be positive", *policyRegoTimeout)
 	}
+	if *policyRegoBudget <= 0 {
+		return fmt.Errorf("--policy-rego-budget %s: must be positive", *policyRegoBudget)
+	}
 	m := validationpolicy.NewMetrics(metrics.Registry)
-	env, err := policies.NewEnv(policies.Options{RegoTimeout: *policyRegoTimeout, Observe: m.Observe})
+	env, err := policies.NewEnv(policies.Options{RegoTimeout: *policyRegoTimeout, RegoPolicyBudget: *policyRegoBudget, Observe: m.Observe})
 	if err != nil {
 		return fmt.Errorf("building the policy compiler: %w", err)
 	}

@@ -1,7 +1,6 @@
 package agentruntime
 
 import (
-	"encoding/json"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,23 +66,11 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 // its field: the Deployment cannot be built (the API server would refuse it
 // anyway).
 func ExtraVolumes(ar *v1alpha1.AgentRuntime) ([]corev1.Volume, error) {
-	po := ar.Spec.PodOverrides
-	if po == nil {
-		return nil, nil
+	vols, ferr := v1alpha1.DecodeExtraVolumes(ar.Spec.PodOverrides, field.NewPath("spec", "podOverrides", "extraVolumes"))
+	if ferr != nil {
+		return nil, ferr
 	}
-	out := make([]corev1.Volume, 0, len(po.ExtraVolumes))
-	for i, raw := range po.ExtraVolumes {
-		p := field.NewPath("spec", "podOverrides", "extraVolumes").Index(i)
-		var v corev1.Volume
-		if err := json.Unmarshal(raw.Raw, &v); err != nil {
-			return nil, field.Invalid(p, string(raw.Raw), "not a core/v1 Volume: "+err.Error())
-		}
-		if v.Name == "" {
-			return nil, field.Required(p.Child("name"), "every extra volume needs a name")
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return vols, nil
 }
 
 // mediaClaim is media.storage.local.volumeClaim and the path it is mounted

@@ -515,7 +515,11 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	if err != nil {
 		return err
 	}
-	job := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers, cv)
+	job, err := WorkerJob(runWithStatus(run, st), r.opts.WorkerImage, workers, cv)
+	if err != nil {
+		r.holdJob(st, err.Error(), gen, now, s)
+		return nil
+	}
 	if err := r.apply(ctx, job); err != nil {
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -28,6 +29,13 @@ const (
 	LabelJob = "arena.omnia.altairalabs.ai/job"
 )
 
+// The worker pod's scratch volume: the root filesystem is read-only, so /tmp
+// (where a scratch output goes, ScratchOutputDir) is an emptyDir.
+const (
+	WorkerTmpVolume = "arena-tmp"
+	workerTmpPath   = "/tmp"
+)
+
 // QueueSecretName is the Secret the controller writes for a run's queue URL.
 func QueueSecretName(run string) string { return run + "-queue-redis" }
 
@@ -39,7 +47,14 @@ func JobName(run *v1alpha1.ArenaRun) string { return run.Name }
 // the pinned source and output from the environment (docs/arena-queue.md §
 // Worker environment). cv is what the pods mount from the workspace content
 // claim (output.go).
-func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVolume) *batchv1.Job {
+//
+// The pod runs hardened whatever podOverrides say (they cannot set a
+// security context): non-root, seccomp RuntimeDefault, no privilege
+// escalation, every capability dropped, a read-only root filesystem with an
+// emptyDir at /tmp. podOverrides.extraVolumes are decoded and added with
+// their mounts; one that is not a core/v1 Volume is an error naming its
+// field, so no pod is built with a mount whose volume is missing.
+func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVolume) (*batchv1.Job, error) {
 	t := &run.Spec.Template
 	ttl := DefaultTTLSecondsAfterFinished
 	if t.TTLSecondsAfterFinished != nil {
@@ -71,12 +86,19 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVo
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			RunAsNonRoot:             ptr.To(true),
+			ReadOnlyRootFilesystem:   ptr.To(true),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		},
+		VolumeMounts: []corev1.VolumeMount{{Name: WorkerTmpVolume, MountPath: workerTmpPath}},
 	}
 	spec := corev1.PodSpec{
 		RestartPolicy: corev1.RestartPolicyNever,
 		Containers:    []corev1.Container{c},
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		Volumes: []corev1.Volume{{Name: WorkerTmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 	}
 	if out := t.Output; out != nil && out.Type == v1alpha1.ArenaJobOutputTypePVC && out.PVC != nil {
 		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "arena-output", VolumeSource: corev1.VolumeSource{
@@ -97,6 +119,11 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVo
 		}
 	}
 	if po != nil {
+		extra, ferr := v1alpha1.DecodeExtraVolumes(po, field.NewPath("spec", "template", "workers", "podOverrides", "extraVolumes"))
+		if ferr != nil {
+			return nil, ferr
+		}
+		spec.Volumes = append(spec.Volumes, extra...)
 		spec.ServiceAccountName = po.ServiceAccountName
 		spec.PriorityClassName = po.PriorityClassName
 		if po.RuntimeClassName != "" {
@@ -133,7 +160,7 @@ func WorkerJob(run *v1alpha1.ArenaRun, image string, workers int32, cv ContentVo
 				Spec:       spec,
 			},
 		},
-	}
+	}, nil
 }
 
 // workerEnv names the queue, the source and the output to the workers. The

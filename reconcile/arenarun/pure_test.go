@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -187,7 +189,10 @@ func TestWorkerJob(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := run.DeepCopy()
 			r.Spec.Template = c.tmpl
-			job := WorkerJob(r, "img", 3, c.cv)
+			job, err := WorkerJob(r, "img", 3, c.cv)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if *job.Spec.Parallelism != 3 || *job.Spec.Completions != 3 || *job.Spec.TTLSecondsAfterFinished != c.ttl {
 				t.Fatalf("spec %+v", job.Spec)
 			}
@@ -210,12 +215,18 @@ func TestWorkerJob(t *testing.T) {
 			}
 			var volumes, mounts []string
 			for _, v := range job.Spec.Template.Spec.Volumes {
+				if v.Name == WorkerTmpVolume {
+					continue // every case has it; TestWorkerJobHardened checks it
+				}
 				volumes = append(volumes, v.Name+"="+v.PersistentVolumeClaim.ClaimName)
 				if v.PersistentVolumeClaim.ReadOnly {
 					t.Errorf("volume %s is read-only: the mounts say", v.Name)
 				}
 			}
 			for _, m := range job.Spec.Template.Spec.Containers[0].VolumeMounts {
+				if m.Name == WorkerTmpVolume {
+					continue
+				}
 				mode := "rw"
 				if m.ReadOnly {
 					mode = "ro"
@@ -305,5 +316,88 @@ func TestQueueErrHidesAddress(t *testing.T) {
 	}
 	if got := queueErr("reading", err).Error(); strings.Contains(got, addr) || !strings.Contains(got, "does not answer") {
 		t.Fatalf("queueErr = %q (raw %v)", got, err)
+	}
+}
+
+// TestWorkerJobHardened: whatever podOverrides say, the worker pod runs
+// non-root with seccomp RuntimeDefault, a read-only root filesystem (an
+// emptyDir at /tmp, where the scratch output goes) and no capabilities.
+func TestWorkerJobHardened(t *testing.T) {
+	run := &v1alpha1.ArenaRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", UID: "u"},
+		Spec: v1alpha1.ArenaRunSpec{JobRef: v1alpha1.LocalObjectReference{Name: "j"}}}
+	run.Spec.Template.Workers = &v1alpha1.ArenaJobWorkers{PodOverrides: &v1alpha1.PodOverrides{ServiceAccountName: "sa"}}
+	job, err := WorkerJob(run, "img", 1, ContentVolume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := job.Spec.Template.Spec
+	if ps.SecurityContext == nil || ps.SecurityContext.SeccompProfile == nil ||
+		ps.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault || !ptr.Deref(ps.SecurityContext.RunAsNonRoot, false) {
+		t.Errorf("pod security context %+v", ps.SecurityContext)
+	}
+	c := ps.Containers[0]
+	sc := c.SecurityContext
+	if !ptr.Deref(sc.ReadOnlyRootFilesystem, false) || ptr.Deref(sc.AllowPrivilegeEscalation, true) || !ptr.Deref(sc.RunAsNonRoot, false) ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v", sc)
+	}
+	var tmpVol, tmpMount bool
+	for _, v := range ps.Volumes {
+		tmpVol = tmpVol || (v.Name == WorkerTmpVolume && v.EmptyDir != nil)
+	}
+	for _, m := range c.VolumeMounts {
+		tmpMount = tmpMount || (m.Name == WorkerTmpVolume && m.MountPath == "/tmp" && !m.ReadOnly)
+	}
+	if !tmpVol || !tmpMount || !strings.HasPrefix(ScratchOutputDir, "/tmp/") {
+		t.Errorf("no writable /tmp emptyDir for the scratch output %s: volumes %+v mounts %+v", ScratchOutputDir, ps.Volumes, c.VolumeMounts)
+	}
+}
+
+// TestWorkerJobExtraVolumes: workers.podOverrides.extraVolumes reach the pod
+// beside their mounts (they used to be dropped while the mounts were kept,
+// an invalid pod); one that is not a Volume holds the Job with an error
+// naming its field.
+func TestWorkerJobExtraVolumes(t *testing.T) {
+	csi := `{"name":"secrets-store","csi":{"driver":"secrets-store.csi.k8s.io","readOnly":true,"volumeAttributes":{"secretProviderClass":"arena"}}}`
+	cases := []struct {
+		name    string
+		raw     string
+		wantErr string
+	}{
+		{name: "a CSI secret-store volume is added with its mount", raw: csi},
+		{name: "not a Volume: refused with its field", raw: `{"name":"x","emptyDir":"nope"}`, wantErr: "spec.template.workers.podOverrides.extraVolumes[0]"},
+		{name: "a Volume without a name: refused", raw: `{"emptyDir":{}}`, wantErr: "spec.template.workers.podOverrides.extraVolumes[0].name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run := &v1alpha1.ArenaRun{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "ns", UID: "u"},
+				Spec: v1alpha1.ArenaRunSpec{JobRef: v1alpha1.LocalObjectReference{Name: "j"}}}
+			run.Spec.Template.Workers = &v1alpha1.ArenaJobWorkers{PodOverrides: &v1alpha1.PodOverrides{
+				ExtraVolumes:      []runtime.RawExtension{{Raw: []byte(c.raw)}},
+				ExtraVolumeMounts: []corev1.VolumeMount{{Name: "secrets-store", MountPath: "/mnt/secrets", ReadOnly: true}},
+			}}
+			job, err := WorkerJob(run, "img", 1, ContentVolume{})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			vols := map[string]corev1.Volume{}
+			for _, v := range job.Spec.Template.Spec.Volumes {
+				vols[v.Name] = v
+			}
+			for _, m := range job.Spec.Template.Spec.Containers[0].VolumeMounts {
+				if _, ok := vols[m.Name]; !ok {
+					t.Errorf("mount %s has no volume", m.Name)
+				}
+			}
+			if v, ok := vols["secrets-store"]; !ok || v.CSI == nil || v.CSI.Driver != "secrets-store.csi.k8s.io" {
+				t.Errorf("extra volume missing or changed: %+v", v)
+			}
+		})
 	}
 }
