@@ -18,6 +18,7 @@ var Served = map[string]string{
 	"ToolRegistry": "/validate-omnia-altairalabs-ai-v1alpha1-toolregistry",
 	"ArenaJob":     "/validate-omnia-altairalabs-ai-v1alpha1-arenajob",
 	"ArenaRun":     "/validate-omnia-altairalabs-ai-v1alpha1-arenarun",
+	"ArenaProject": "/validate-omnia-altairalabs-ai-v1alpha1-arenaproject",
 	"PromptPack":   "/validate-omnia-altairalabs-ai-v1alpha1-promptpack",
 	// The rollout analysis template (rules/rolloutanalysis.go).
 	"RolloutAnalysis": "/validate-omnia-altairalabs-ai-v1alpha1-rolloutanalysis",
@@ -34,6 +35,7 @@ func Handlers(scheme *runtime.Scheme, cfg *Config) map[string]admission.Handler 
 		"ToolRegistry":    NewHandler("ToolRegistry", func() *v1alpha1.ToolRegistry { return &v1alpha1.ToolRegistry{} }, scheme, cfg),
 		"ArenaJob":        NewHandler("ArenaJob", func() *v1alpha1.ArenaJob { return &v1alpha1.ArenaJob{} }, scheme, cfg),
 		"ArenaRun":        NewHandler("ArenaRun", func() *v1alpha1.ArenaRun { return &v1alpha1.ArenaRun{} }, scheme, cfg),
+		"ArenaProject":    NewHandler("ArenaProject", func() *v1alpha1.ArenaProject { return &v1alpha1.ArenaProject{} }, scheme, cfg),
 		"PromptPack":      NewHandler("PromptPack", func() *v1alpha1.PromptPack { return &v1alpha1.PromptPack{} }, scheme, cfg),
 		"RolloutAnalysis": NewHandler("RolloutAnalysis", func() *v1alpha1.RolloutAnalysis { return &v1alpha1.RolloutAnalysis{} }, scheme, cfg),
 		PolicyKind:        NewPolicyHandler(scheme, cfg),

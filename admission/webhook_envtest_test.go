@@ -255,6 +255,10 @@ func TestWebhooksWithAPIServer(t *testing.T) {
 		testLivePackRefusedByOperator(t, dyn)
 	})
 
+	t.Run("an ArenaProject with a bad git URL refused by the API server", func(t *testing.T) {
+		testArenaProjectGitURL(t, dyn)
+	})
+
 	t.Run("a webhook whose cache has not synced refuses, then admits once synced", func(t *testing.T) {
 		testFailClosedUntilSynced(t, env, dyn, kube)
 	})

@@ -14,8 +14,10 @@ import (
 //
 // Stage: the spec names no admission refusal for a project's source (it has
 // no ArenaProject page, and arenajob.md makes the whole of Arena an
-// enterprise feature whose runs "fail … a licence violation"), and no
-// webhook serves ArenaProject. So this is a reconcile-stage rule: the
+// enterprise feature whose runs "fail … a licence violation"), and the
+// licence is a fact the webhook does not judge ArenaProjects by (it serves
+// them for the admission-stage arenaproject/git-url). So this is a
+// reconcile-stage rule: the
 // ArenaProject controller fails the project with reason LicenseViolation
 // and fetches nothing, a run of a job on it stays Pending (its project is
 // not Ready), and omniactl check reports it. A licence that grants the
@@ -36,7 +38,7 @@ func init() {
 		Condition: v1alpha1.ArenaProjectConditionReady,
 		Reason:    ArenaRunReasonLicenseViolation,
 		Doc: "An external project (spec.git set) needs a licence granting gitSource; a hosted project (no spec.git) needs none. " +
-			"The project is Failed with reason LicenseViolation and its repository is not fetched; no webhook serves ArenaProject, " +
+			"The project is Failed with reason LicenseViolation and its repository is not fetched; the rule is not run at admission, " +
 			"so the spec is admitted and the controller refuses it.",
 		Spec:  "arenajob.md#sourceref",
 		Check: checkArenaProjectGitSourceLicense,

@@ -36,15 +36,37 @@ const (
 	// ArenaProjectReasonFetchFailed: the external repository could not be
 	// read (network, authentication, time or size bound).
 	ArenaProjectReasonFetchFailed = "FetchFailed"
-	// ArenaProjectReasonInsecureURL: the external URL is not https (and the
-	// operator does not allow http), or uses another scheme.
+	// ArenaProjectReasonInsecureURL: the external URL is not an https URL
+	// the operator fetches (rule arenaproject/git-url: another scheme, user
+	// info, a link-local or metadata host), or is ssh, for which the
+	// operator has no transport.
 	ArenaProjectReasonInsecureURL = "InsecureURL"
 	// ArenaProjectReasonCredentialsNotFound: the credentials Secret, or one
 	// of its keys, is missing.
 	ArenaProjectReasonCredentialsNotFound = "CredentialsNotFound"
+	// ArenaProjectReasonCredentialsHostNotAllowed: spec.git.secretRef is
+	// set, and the URL is not https to a host:port the operator lists in
+	// --arena-git-hosts. The Secret is not read and nothing is fetched.
+	ArenaProjectReasonCredentialsHostNotAllowed = "CredentialsHostNotAllowed"
+	// ArenaProjectReasonCredentialsSecretNotOptedIn: spec.git.secretRef
+	// names a Secret that is not typed kubernetes.io/basic-auth (or
+	// kubernetes.io/ssh-auth) and labelled
+	// ArenaProjectGitCredentialsLabel=ArenaProjectGitCredentialsValue. Its
+	// data is not used and nothing is fetched.
+	ArenaProjectReasonCredentialsSecretNotOptedIn = "CredentialsSecretNotOptedIn"
 	// ArenaProjectReasonContentRootNotSet: a hosted project, and the
 	// operator was started without --workspace-content-path.
 	ArenaProjectReasonContentRootNotSet = "ContentRootNotSet"
+)
+
+// The label a Secret carries to be usable as an ArenaProject's
+// spec.git.secretRef, as Argo CD's repository Secrets carry
+// argocd.argoproj.io/secret-type: only a Secret its owner marked for this
+// use is read, so naming a Secret in a project never hands the operator's
+// read access to that Secret to the project's author.
+const (
+	ArenaProjectGitCredentialsLabel = "arena.omnia.altairalabs.ai/secret-type"
+	ArenaProjectGitCredentialsValue = "git-credentials"
 )
 
 // ArenaProjectSpec declares an Arena project: a git repository, either
@@ -69,9 +91,9 @@ type ArenaProjectSpec struct {
 // ArenaProjectGitSource is an external project's repository.
 type ArenaProjectGitSource struct {
 	// url is the repository's HTTPS URL (for example
-	// https://github.com/acme/evals.git). http:// is refused by the
-	// operator unless it was started with --arena-allow-http-git (local
-	// tests only); ssh, git and file URLs are not accepted.
+	// https://github.com/acme/evals.git), with no user info and not a
+	// link-local or cloud-metadata host (rule arenaproject/git-url).
+	// http://, ssh, git, file and scp-like URLs are refused.
 	// +kubebuilder:validation:MinLength=9
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
@@ -80,8 +102,13 @@ type ArenaProjectGitSource struct {
 
 	// secretRef names a Secret in the project's namespace holding HTTP
 	// basic-auth credentials for url: key password (a personal access
-	// token works here) and optional key username (default "git").
-	// Absent: the repository is read anonymously.
+	// token works here) and optional key username (default "git"). The
+	// Secret must opt in: type kubernetes.io/basic-auth and label
+	// arena.omnia.altairalabs.ai/secret-type: git-credentials (otherwise
+	// Ready is False, CredentialsSecretNotOptedIn). The credentials are sent
+	// only over https and only to a host:port the operator allows with
+	// --arena-git-hosts (otherwise CredentialsHostNotAllowed); in both cases
+	// nothing is fetched. Absent: the repository is read anonymously.
 	// +optional
 	SecretRef *LocalObjectReference `json:"secretRef,omitempty"`
 }

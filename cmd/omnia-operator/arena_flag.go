@@ -5,6 +5,7 @@ import (
 
 	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 )
 
 // The enterprise Arena switch and the Arena controllers' shared settings.
@@ -24,10 +25,26 @@ var (
 	workspaceContentPath = flag.String("workspace-content-path", "",
 		"mount of the workspace content volume; a hosted ArenaProject's git repository is <path>/<namespace>/arena/sources/<project>. "+
 			"Empty: hosted projects are Failed (ContentRootNotSet) and runs write their output to scratch space")
-
-	arenaAllowHTTPGit = flag.Bool("arena-allow-http-git", false,
-		"let an external ArenaProject's spec.git.url be http:// (local tests only; https otherwise)")
 )
+
+// arenaGitHosts are the hosts an external ArenaProject's spec.git.secretRef
+// credentials may be sent to (--arena-git-hosts, repeatable and
+// comma-separated; canonical host:port). Empty, the default: none, so a
+// project with a secretRef is Failed (CredentialsHostNotAllowed) and its
+// Secret is not read.
+var arenaGitHosts []string
+
+func init() {
+	flag.Func("arena-git-hosts",
+		"comma-separated host or host:port list (host alone means port 443; repeatable) to which an external ArenaProject's "+
+			"spec.git.secretRef credentials may be sent over https; default none: a project with a secretRef to any other URL "+
+			"is Failed (CredentialsHostNotAllowed) and its Secret is not read",
+		func(s string) error {
+			hosts, err := netguard.ParseHostPorts(s)
+			arenaGitHosts = append(arenaGitHosts, hosts...)
+			return err
+		})
+}
 
 // arenaConfig is the Arena controllers' shared configuration, from the
 // flags (the operator-wide queue URL is added by the ArenaRun controller's
@@ -35,7 +52,7 @@ var (
 // clock.
 func arenaConfig() arenasetup.Config {
 	return arenasetup.Config{
-		Source:      source.Config{ContentRoot: *workspaceContentPath, AllowHTTP: *arenaAllowHTTPGit},
+		Source:      source.Config{ContentRoot: *workspaceContentPath, CredentialHosts: arenaGitHosts},
 		WorkerImage: arenaWorkerImage,
 		License:     licenseStore,
 	}

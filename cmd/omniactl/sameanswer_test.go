@@ -99,7 +99,7 @@ func webhookDenyRule(r *rules.Rule) bool {
 	if r.Source != rules.SourceGo || r.Stage != rules.StageAdmission || r.Severity != rules.SeverityDeny || len(r.PrunedFields) > 0 {
 		return false
 	}
-	for _, k := range []string{"AgentRuntime", "Provider", "ToolRegistry", "ArenaJob"} {
+	for _, k := range []string{"AgentRuntime", "Provider", "ToolRegistry", "ArenaJob", "ArenaProject"} {
 		if slices.Contains(r.Kinds, k) {
 			return true
 		}
@@ -123,7 +123,7 @@ func TestWebhookRejectTableCoversDenyRules(t *testing.T) {
 		case c.Expect == "warn" && r.Severity != rules.SeverityWarn:
 			t.Errorf("%s: %q does not warn", c.Name, c.Rule)
 		case c.Expect == "reject" && !webhookDenyRule(r):
-			t.Errorf("%s: %q is not a deny rule of AgentRuntime, Provider, ToolRegistry or ArenaJob", c.Name, c.Rule)
+			t.Errorf("%s: %q is not a deny rule of AgentRuntime, Provider, ToolRegistry, ArenaJob or ArenaProject", c.Name, c.Rule)
 		}
 		if c.Expect == "reject" {
 			covered[c.Rule] = true

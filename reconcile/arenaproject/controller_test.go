@@ -1,13 +1,16 @@
 package arenaproject
 
 // Controller tests against a real kube-apiserver and etcd (envtest): the
-// manager runs the controller with a content root in a temporary directory
-// and http allowed for the local smart-HTTP server (gittest) that serves
-// the external projects.
+// manager runs the controller with a content root in a temporary directory,
+// as the operator does (https only), with the local smart-HTTP servers
+// (gittest, over TLS, trusted as the process's system roots) that serve the
+// external projects, and one credential host: allowedGitHost, the
+// listener of the server the credentials tests lock.
 
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -49,6 +52,11 @@ var (
 	// licence is the controller's licence: gitSource granted, except while
 	// TestExternalProjectNeedsGitSourceLicence withdraws it.
 	licence = licensing.NewStore()
+	// allowedGitHost is the controller's --arena-git-hosts: the one
+	// host:port credentials may be sent to, served by
+	// TestExternalProjectCredentials on allowedGitListener.
+	allowedGitListener net.Listener
+	allowedGitHost     string
 )
 
 // gitLicence is an enterprise licence granting gitSource alone.
@@ -65,6 +73,10 @@ func runMain(m *testing.M) int {
 	contentRoot, err = os.MkdirTemp("", "arenaproject-content-")
 	must(err)
 	defer func() { _ = os.RemoveAll(contentRoot) }()
+	must(gittest.Trust(contentRoot))
+	allowedGitListener, err = net.Listen("tcp", "127.0.0.1:0")
+	must(err)
+	allowedGitHost = allowedGitListener.Addr().String()
 	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"ArenaProject"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,7 +100,7 @@ func runMain(m *testing.M) int {
 	must(SetupWithManager(mgr, Options{
 		License: licence,
 		Clock:   clocktesting.NewFakeClock(t0),
-		Source:  source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
+		Source:  source.Config{ContentRoot: contentRoot, CredentialHosts: []string{allowedGitHost}, ListTimeout: 5 * time.Second},
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -214,39 +226,26 @@ func TestExternalProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := twoCommits(t, repo, "trunk")
-	open := gittest.Serve(t, repo, gittest.Options{})
-	locked := gittest.Serve(t, repo, gittest.Options{Username: "bot", Password: "tok"})
+	open := gittest.Serve(t, repo, gittest.Options{TLS: true})
+	locked := gittest.Serve(t, repo, gittest.Options{Username: "bot", Password: "tok", TLS: true})
+	plain := gittest.Serve(t, repo, gittest.Options{})
 	ns := namespace(t)
-	if err := direct.Create(context.Background(), &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "git-creds"},
-		Data:       map[string][]byte{"username": []byte("bot"), "password": []byte("tok")},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ext := func(name, url, secret string) *v1alpha1.ArenaProject {
-		p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url}}}
-		if secret != "" {
-			p.Spec.Git.SecretRef = &v1alpha1.LocalObjectReference{Name: secret}
-		}
-		return p
-	}
 	cases := []struct {
-		name, url, secret string
-		phase             v1alpha1.ArenaProjectPhase
-		reason            string
-		branch, commit    string
+		name, url      string
+		phase          v1alpha1.ArenaProjectPhase
+		reason         string
+		branch, commit string
 	}{
 		{name: "open", url: open.URL, phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
-		{name: "with-credentials", url: locked.URL, secret: "git-creds", phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
 		{name: "without-credentials", url: locked.URL, phase: "Failed", reason: source.ReasonFetchFailed},
-		{name: "missing-secret", url: locked.URL, secret: "nope", phase: "Failed", reason: source.ReasonCredentialsNotFound},
-		{name: "nothing-listening", url: "http://127.0.0.1:1/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
+		{name: "nothing-listening", url: "https://127.0.0.1:1/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
 		{name: "wrong-path", url: open.Server.URL + "/other.git", phase: "Failed", reason: source.ReasonRepositoryNotFound},
-		{name: "metadata-address", url: "http://169.254.169.254/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
+		// Refused by arenaproject/git-url (its reason): nothing is fetched.
+		{name: "plain-http", url: plain.URL, phase: "Failed", reason: source.ReasonInsecureURL},
+		{name: "metadata-address", url: "https://169.254.169.254/repo.git", phase: "Failed", reason: source.ReasonInsecureURL},
 	}
 	for _, tc := range cases {
-		create(t, ext(tc.name, tc.url, tc.secret))
+		create(t, externalProject(ns, tc.name, tc.url, ""))
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,6 +255,19 @@ func TestExternalProject(t *testing.T) {
 			}
 		})
 	}
+	if n := plain.Requests.Load(); n != 0 {
+		t.Errorf("the plain-http repository was read %d times", n)
+	}
+}
+
+// externalProject is an ArenaProject of url with secretRef secret ("" none).
+func externalProject(ns, name, url, secret string) *v1alpha1.ArenaProject {
+	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url}}}
+	if secret != "" {
+		p.Spec.Git.SecretRef = &v1alpha1.LocalObjectReference{Name: secret}
+	}
+	return p
 }
 
 // TestExternalProjectNeedsGitSourceLicence: without a licence granting
@@ -268,7 +280,7 @@ func TestExternalProjectNeedsGitSourceLicence(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := twoCommits(t, repo, "main")
-	srv := gittest.Serve(t, repo, gittest.Options{})
+	srv := gittest.Serve(t, repo, gittest.Options{TLS: true})
 	ns := namespace(t)
 
 	licence.Set(licensing.State{License: licensing.OpenCore()})

@@ -31,6 +31,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/licensing"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/dnstest"
@@ -96,6 +97,12 @@ func runMain(m *testing.M) int {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(true)))
 	t := &mainTB{}
 	defer t.cleanup()
+	// gittest's https servers (projectresolver_test.go) are trusted as
+	// the system roots.
+	if err := gittest.Trust(t.TempDir()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	defaultRedisURL = testredis.Start(t).URL()
 	groupRedisURL = testredis.Start(t).URL()
 	clusterDNS := dnstest.Start(t, serviceDNS)

@@ -202,26 +202,36 @@ func TestProjectResolverHosted(t *testing.T) {
 	}
 }
 
+// gitCredentials is an opted-in credentials Secret: basic-auth, labelled.
+func gitCredentials(ns, name, user, password string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+		Labels: map[string]string{v1alpha1.ArenaProjectGitCredentialsLabel: v1alpha1.ArenaProjectGitCredentialsValue}},
+		Type: corev1.SecretTypeBasicAuth, Data: map[string][]byte{"username": []byte(user), "password": []byte(password)}}
+}
+
+// hostOf is a test server's host:port.
+func hostOf(srv *gittest.Server) string { return srv.Listener.Addr().String() }
+
 // TestProjectResolverExternal: an external project served over smart HTTP
-// by a local server, with credentials from a Secret on the envtest API
-// server; no content root, so nothing is exported.
+// (https) by a local server, with credentials from an opted-in Secret on
+// the envtest API server sent to the host the resolver allows; no content
+// root, so nothing is exported.
 func TestProjectResolverExternal(t *testing.T) {
 	repo, err := git.Init(memory.NewStorage(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := resolverRepo(t, repo)
-	srv := gittest.Serve(t, repo, gittest.Options{Username: "bot", Password: "tok"})
+	srv := gittest.Serve(t, repo, gittest.Options{Username: "bot", Password: "tok", TLS: true})
 	ctx := context.Background()
 	ns := fmt.Sprintf("resolver-ext-%d", os.Getpid()%10000)
 	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := direct.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creds"},
-		Data: map[string][]byte{"username": []byte("bot"), "password": []byte("tok")}}); err != nil {
+	if err := direct.Create(ctx, gitCredentials(ns, "creds", "bot", "tok")); err != nil {
 		t.Fatal(err)
 	}
-	r := NewProjectResolver(source.Config{AllowHTTP: true}, direct)
+	r := NewProjectResolver(source.Config{CredentialHosts: []string{hostOf(srv)}}, direct)
 	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ext"},
 		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL, SecretRef: &v1alpha1.LocalObjectReference{Name: "creds"}}}}
 	got, err := r.Resolve(ctx, p, "", "")
@@ -240,5 +250,60 @@ func TestProjectResolverExternal(t *testing.T) {
 	p.Spec.Git.SecretRef = nil
 	if _, err := r.Resolve(ctx, p, "", ""); err == nil || resolutionReason(err) != "" {
 		t.Fatalf("without credentials: %v, want a transient error", err)
+	}
+}
+
+// TestProjectResolverRefusesCredentials: the ArenaRun controller's resolver
+// opens projects with the same source.Opener, so a run pins nothing with a
+// credential the ArenaProject controller would refuse: an Opaque Secret
+// (the namespace's database password), an opted-in Secret to a host the
+// resolver does not allow, or to an allowed host:port over plain http (in
+// the AllowHTTP test mode). No request reaches either server, and the error
+// carries the project's reason (transient for the run).
+func TestProjectResolverRefusesCredentials(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolverRepo(t, repo)
+	tenant := gittest.Serve(t, repo, gittest.Options{TLS: true}) // anonymous: it takes anything
+	plain := gittest.Serve(t, repo, gittest.Options{})
+	ctx := context.Background()
+	ns := namespace(t)
+	if err := direct.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"},
+		Data: map[string][]byte{"password": []byte("db-password")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.Create(ctx, gitCredentials(ns, "creds", "bot", "tok")); err != nil {
+		t.Fatal(err)
+	}
+	project := func(url, secret string) *v1alpha1.ArenaProject {
+		return &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ext"},
+			Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url, SecretRef: &v1alpha1.LocalObjectReference{Name: secret}}}}
+	}
+	allowing := NewProjectResolver(source.Config{AllowHTTP: true, CredentialHosts: []string{hostOf(tenant), hostOf(plain)}}, direct)
+	allowingNone := NewProjectResolver(source.Config{}, direct)
+	cases := []struct {
+		name     string
+		resolver *ProjectResolver
+		project  *v1alpha1.ArenaProject
+		reason   string
+	}{
+		{"database password to an allowed host", allowing, project(tenant.URL, "db"), source.ReasonCredentialsSecretNotOptedIn},
+		{"git credentials to a host not allowed", allowingNone, project(tenant.URL, "creds"), source.ReasonCredentialsHostNotAllowed},
+		{"git credentials over plain http", allowing, project(plain.URL, "creds"), source.ReasonCredentialsHostNotAllowed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.resolver.Resolve(ctx, tc.project, "", "")
+			if source.ReasonOf(err) != tc.reason || resolutionReason(err) != "" {
+				t.Errorf("Resolve = %v, want reason %s (transient for the run)", err, tc.reason)
+			}
+		})
+	}
+	for name, srv := range map[string]*gittest.Server{"https": tenant, "http": plain} {
+		if n := srv.Requests.Load(); n != 0 {
+			t.Errorf("the %s server was sent %d requests (Authorization headers %q)", name, n, srv.Authorizations())
+		}
 	}
 }

@@ -2,13 +2,11 @@ package provider
 
 import (
 	"fmt"
-	"net"
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 )
 
 // Egress is the operator's policy for the requests it makes to vendors: a
@@ -61,62 +59,14 @@ func ParseCredentialProbeMode(s string) (off bool, err error) {
 // list of "host" (port 443) or "host:port" entries; an IPv6 address is
 // written in brackets with a port ("[2001:db8::1]:8443") or bare without
 // ("2001:db8::1"). Host names are compared case-insensitively, without a
-// trailing dot. It returns the entries as canonical "host:port".
+// trailing dot. It returns the entries as canonical "host:port"
+// (netguard.ParseHostPorts, shared with --arena-git-hosts).
 func ParseCredentialProbeHosts(s string) ([]string, error) {
-	var out []string
-	for _, entry := range strings.Split(s, ",") {
-		entry = strings.TrimSpace(entry)
-		if entry == "" {
-			continue
-		}
-		hp, err := parseHostEntry(entry)
-		if err != nil {
-			return nil, fmt.Errorf("entry %q: %w", entry, err)
-		}
-		out = append(out, hp)
-	}
-	return out, nil
-}
-
-func parseHostEntry(entry string) (string, error) {
-	if strings.ContainsAny(entry, "/@?# \t") {
-		return "", fmt.Errorf("want host or host:port, not a URL")
-	}
-	host, port := entry, "443"
-	if _, err := netip.ParseAddr(entry); err != nil { // a bare IPv6 address has colons but no port
-		if h, p, err := net.SplitHostPort(entry); err == nil {
-			host, port = h, p
-		} else if strings.HasPrefix(entry, "[") && strings.HasSuffix(entry, "]") {
-			host = entry[1 : len(entry)-1]
-		} else if strings.Contains(entry, ":") {
-			return "", err
-		}
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return "", fmt.Errorf("port %q is not a number from 1 to 65535", port)
-	}
-	host = normalizeHost(host)
-	if host == "" {
-		return "", fmt.Errorf("empty host")
-	}
-	return net.JoinHostPort(host, port), nil
-}
-
-func normalizeHost(h string) string {
-	return strings.TrimSuffix(strings.ToLower(h), ".")
+	return netguard.ParseHostPorts(s)
 }
 
 // urlHostPort is the canonical "host:port" a URL connects to.
-func urlHostPort(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(normalizeHost(u.Hostname()), port)
-}
+func urlHostPort(u *url.URL) string { return netguard.URLHostPort(u) }
 
 // withheld are the probes the policy does not let a Provider make: each
 // non-nil outcome stands for the probe, with Withheld set and no request

@@ -21,8 +21,9 @@ import (
 // Config is what the Arena controllers share.
 type Config struct {
 	// Source is how project repositories are reached (the content root
-	// --workspace-content-path, --arena-allow-http-git). The ArenaProject
-	// controller and the ArenaRun controller's resolver use the same.
+	// --workspace-content-path, the credential hosts --arena-git-hosts).
+	// The ArenaProject controller and the ArenaRun controller's resolver
+	// use the same.
 	Source source.Config
 	// QueueRedisURL is the operator-wide arena queue, for runs whose
 	// service group sets no redis (--arena-queue-redis-url[-file]).

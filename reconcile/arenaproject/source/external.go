@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,9 +19,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -36,9 +32,14 @@ type Config struct {
 	// (--workspace-content-path); "" makes every hosted project
 	// ContentRootNotSet.
 	ContentRoot string
-	// AllowHTTP lets an external URL be http:// (local tests only;
-	// --arena-allow-http-git).
+	// AllowHTTP lets an external URL be http:// (in-process tests only; no
+	// flag sets it, and the catalog's arenaproject/git-url refuses http).
+	// A credential is never sent over http (credentials.go).
 	AllowHTTP bool
+	// CredentialHosts are the "host:port" entries (netguard.ParseHostPorts'
+	// canonical form; --arena-git-hosts) that spec.git.secretRef's
+	// credentials may be sent to over https. Empty: none.
+	CredentialHosts []string
 	// ListTimeout bounds Opener.Head's read of an external repository's
 	// refs. Default 15s.
 	ListTimeout time.Duration
@@ -64,23 +65,6 @@ func (c Config) withDefaults() Config {
 	}
 	c.Limits = c.Limits.withDefaults()
 	return c
-}
-
-// Credentials are HTTP basic-auth credentials for an external repository.
-type Credentials struct {
-	Username string
-	Password string
-}
-
-func (c *Credentials) auth() transport.AuthMethod {
-	if c == nil {
-		return nil
-	}
-	u := c.Username
-	if u == "" {
-		u = defaultUsername
-	}
-	return &githttp.BasicAuth{Username: u, Password: c.Password}
 }
 
 // ErrFetchTooLarge is wrapped by the error of a call that read more than
@@ -325,29 +309,6 @@ func RepositoryName(p *v1alpha1.ArenaProject) string {
 		return p.Spec.Git.URL
 	}
 	return RepositoryHosted
-}
-
-// credentials reads p's secretRef (nil when it sets none).
-func (o *Opener) credentials(ctx context.Context, p *v1alpha1.ArenaProject) (*Credentials, error) {
-	ref := p.Spec.Git.SecretRef
-	if ref == nil {
-		return nil, nil
-	}
-	if o.Secrets == nil {
-		return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s: the operator cannot read Secrets", ref.Name)
-	}
-	s := &corev1.Secret{}
-	if err := o.Secrets.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: ref.Name}, s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s not found in namespace %s", ref.Name, p.Namespace)
-		}
-		return nil, newError(ReasonFetchFailed, err, "reading Secret %s", ref.Name)
-	}
-	pw, ok := s.Data[CredentialsPasswordKey]
-	if !ok || len(pw) == 0 {
-		return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s has no key %s", ref.Name, CredentialsPasswordKey)
-	}
-	return &Credentials{Username: strings.TrimSpace(string(s.Data[CredentialsUsernameKey])), Password: strings.TrimSpace(string(pw))}, nil
 }
 
 // Head finds p's default branch and its commit without reading objects: a

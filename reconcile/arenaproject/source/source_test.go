@@ -2,6 +2,7 @@ package source_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -434,7 +435,43 @@ func TestFetchGuards(t *testing.T) {
 func TestMain(m *testing.M) {
 	// go-git reads the user's git config for nothing here; keep HOME out.
 	_ = os.Setenv("HOME", filepath.Join(os.TempDir(), "arenaproject-source-test-home"))
-	os.Exit(m.Run())
+	// gittest's https servers are trusted as the system roots.
+	dir, err := os.MkdirTemp("", "arenaproject-source-test-")
+	if err == nil {
+		err = gittest.Trust(dir)
+	}
+	if err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestFetchOverTLS: over https (the production transport, no AllowHTTP),
+// a locked repository is read with its credentials, sent as basic auth.
+func TestFetchOverTLS(t *testing.T) {
+	srv, f := external(t, gittest.Options{Username: "bot", Password: "s3cret", TLS: true})
+	if !strings.HasPrefix(srv.URL, "https://") {
+		t.Fatalf("server URL %s is not https", srv.URL)
+	}
+	r, err := source.Fetch(context.Background(), srv.URL, &source.Credentials{Username: "bot", Password: "s3cret"}, source.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := r.Resolve(""); c != f.c2.String() {
+		t.Errorf("Resolve(\"\") = %s, want %s", c, f.c2)
+	}
+	if _, err := source.Fetch(context.Background(), srv.URL, nil, source.Config{}); source.ReasonOf(err) != source.ReasonFetchFailed {
+		t.Errorf("without credentials: %v, want FetchFailed", err)
+	}
+	if got := srv.Authorizations(); len(got) == 0 || got[0] != basicAuth("bot", "s3cret") {
+		t.Errorf("Authorization headers %q, want basic auth bot:s3cret", got)
+	}
+}
+
+func basicAuth(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
 func TestExport(t *testing.T) {

@@ -13,11 +13,15 @@ package gittest
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,12 +161,31 @@ type Server struct {
 	URL string
 	// Requests counts the requests served.
 	Requests atomic.Int32
+
+	mu             sync.Mutex
+	authorizations []string
+}
+
+// Authorizations are the Authorization headers of the requests served, in
+// order (requests without one are not listed): what a client sent the
+// server, whether or not the server asked for it.
+func (s *Server) Authorizations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.authorizations)
 }
 
 // Options configure Serve.
 type Options struct {
 	// Username and Password, when set, are required (HTTP basic auth).
 	Username, Password string
+	// TLS serves https with the certificate of Trust (for 127.0.0.1, ::1
+	// and localhost), instead of http.
+	TLS bool
+	// Listener, when set, is the listener to serve on (closed with the
+	// server), so a test can know the server's host:port before it
+	// starts; nil: a new one on 127.0.0.1.
+	Listener net.Listener
 }
 
 type oneRepo struct{ s storer.Storer }
@@ -181,6 +204,11 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 	mux := http.NewServeMux()
 	auth := func(w http.ResponseWriter, r *http.Request) bool {
 		s.Requests.Add(1)
+		if h := r.Header.Get("Authorization"); h != "" {
+			s.mu.Lock()
+			s.authorizations = append(s.authorizations, h)
+			s.mu.Unlock()
+		}
 		if opts.Password == "" {
 			return true
 		}
@@ -239,7 +267,17 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
 		_ = resp.Encode(w)
 	})
-	s.Server = httptest.NewServer(mux)
+	s.Server = httptest.NewUnstartedServer(mux)
+	if opts.Listener != nil {
+		_ = s.Server.Listener.Close()
+		s.Server.Listener = opts.Listener
+	}
+	if opts.TLS {
+		s.Server.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert(t)}}
+		s.Server.StartTLS()
+	} else {
+		s.Server.Start()
+	}
 	s.URL = s.Server.URL + "/repo.git"
 	t.Cleanup(s.Close)
 	return s
