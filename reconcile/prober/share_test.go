@@ -33,6 +33,10 @@ func TestNamespaceCannotStarveOthers(t *testing.T) {
 		s := p.Submit(answered(key("hog", fmt.Sprintf("o%d", i), "endpoint"), "hog.example:443", Outcome{StatusCode: 200}, nil))
 		counts[s.State]++
 	}
+	victim := key("victim", "provider", "endpoint")
+	if s := p.Submit(answered(victim, "victim.example:443", Outcome{StatusCode: 204}, nil)); s.State != Queued {
+		t.Fatalf("another namespace's probe: %v, want Queued", s.State)
+	}
 	if counts[Queued] != share || counts[Dropped] != DefaultQueueSize-share {
 		t.Fatalf("the hog's submissions: %v, want %d Queued and %d Dropped", counts, share, DefaultQueueSize-share)
 	}
@@ -40,10 +44,6 @@ func TestNamespaceCannotStarveOthers(t *testing.T) {
 		t.Errorf("omnia_prober_dropped_total = %v, want %d", n, DefaultQueueSize-share)
 	}
 
-	victim := key("victim", "provider", "endpoint")
-	if s := p.Submit(answered(victim, "victim.example:443", Outcome{StatusCode: 204}, nil)); s.State != Queued {
-		t.Fatalf("another namespace's probe: %v, want Queued", s.State)
-	}
 	close(g.release)
 	if r := waitResult(t, p, victim); r.StatusCode != 204 {
 		t.Errorf("victim's result %+v, want its own probe's 204", r)
