@@ -113,10 +113,10 @@ func TestDeployAPI(t *testing.T) {
 		claims       *auth.Claims
 		want         int
 	}{
-		{http.MethodGet, "/api/v1/workspaces/"+ws+"/deploy-profile", nil, http.StatusUnauthorized},
-		{http.MethodPost, "/api/v1/workspaces/"+ws+"/deployments", &viewer, http.StatusForbidden},
-		{http.MethodPost, "/api/v1/workspaces/"+ws+"/deployments", &editor, http.StatusBadRequest},
-		{http.MethodPost, "/api/v1/workspaces/"+ws+"/deploy/plan", &editor, http.StatusBadRequest},
+		{http.MethodGet, "/api/v1/workspaces/" + ws + "/deploy-profile", nil, http.StatusUnauthorized},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deployments", &viewer, http.StatusForbidden},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deployments", &editor, http.StatusBadRequest},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deploy/plan", &editor, http.StatusBadRequest},
 	} {
 		code, body, err := call(tc.method, tc.path, tc.claims)
 		if err != nil {

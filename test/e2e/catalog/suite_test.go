@@ -46,7 +46,7 @@ var (
 	// deploySigner deploy API tokens (the deploy API's, a set of its own).
 	signer       *authtest.Signer
 	deploySigner *authtest.Signer
-	apiAddr   string
+	apiAddr      string
 	// platformURL is the operator's --platform-api-url: its own listener.
 	platformURL string
 	httpClient  *http.Client
