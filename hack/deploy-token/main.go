@@ -105,7 +105,7 @@ func workspaceNamespace(kubeconfig, workspace, namespace string, create bool) (s
 	switch {
 	case err == nil:
 		if ws.Spec.Namespace.Name == "" {
-			return "", fmt.Errorf("Workspace %s names no namespace", workspace)
+			return "", fmt.Errorf("the Workspace %s names no namespace", workspace)
 		}
 		return ws.Spec.Namespace.Name, nil
 	case !apierrors.IsNotFound(err):
