@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -22,8 +23,9 @@ import (
 // unless --deploy-api-bind-address is set; `make run` turns it on.
 //
 // The deploy profile reads the workspace's Providers (granted to the
-// Provider controller) and SkillSources from the cache.
-// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=skillsources,verbs=get;list;watch
+// Provider controller) and SkillSources from the cache; every route reads
+// the Workspace, whose spec.namespace.name is the namespace it acts in.
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=skillsources;workspaces,verbs=get;list;watch
 
 // deployAPIFlags configure the deploy API.
 type deployAPIFlags struct {
@@ -35,6 +37,7 @@ type deployAPIFlags struct {
 	endpoint    string
 	maxBody     int64
 	maxInFlight int
+	maxLifetime time.Duration
 }
 
 var deployAPIOpts deployAPIFlags
@@ -62,6 +65,8 @@ func init() {
 		"largest deploy API request body; a larger one answers 413")
 	flag.IntVar(&deployAPIOpts.maxInFlight, "deploy-api-max-in-flight-per-caller", server.DefaultMaxInFlightPerCaller,
 		"deploy API requests one caller (token subject) may have in progress; one more answers 429 with Retry-After")
+	flag.DurationVar(&deployAPIOpts.maxLifetime, "deploy-api-max-token-lifetime", auth.DefaultMaxTokenLifetime,
+		"longest a deploy API token may live (exp − iat); a token without iat or exp, or living longer, is refused with 401")
 }
 
 // enabled reports whether the deploy API is on.
@@ -81,18 +86,20 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 	if err != nil {
 		return err
 	}
-	if f.maxBody <= 0 || f.maxInFlight <= 0 {
-		return fmt.Errorf("--deploy-api-max-body-bytes (%d) and --deploy-api-max-in-flight-per-caller (%d) must be positive", f.maxBody, f.maxInFlight)
+	if f.maxBody <= 0 || f.maxInFlight <= 0 || f.maxLifetime <= 0 {
+		return fmt.Errorf("--deploy-api-max-body-bytes (%d), --deploy-api-max-in-flight-per-caller (%d) and --deploy-api-max-token-lifetime (%s) must be positive",
+			f.maxBody, f.maxInFlight, f.maxLifetime)
 	}
-	// The profile's kinds: their informers start with the cache, so
-	// /readyz (cache sync) covers them and the first request is local.
-	for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
+	// The Workspace and the profile's kinds: their informers start with
+	// the cache, so /readyz (cache sync) covers them and the first request
+	// is local.
+	for _, o := range []client.Object{&v1alpha1.Workspace{}, &v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
 		if _, err := mgr.GetCache().GetInformer(context.Background(), o); err != nil {
 			return fmt.Errorf("deploy API: starting the %T informer: %w", o, err)
 		}
 	}
 	opts := server.Options{
-		Verifier:             &auth.Verifier{Keys: keys, Issuer: f.issuer},
+		Verifier:             &auth.Verifier{Keys: keys, Issuer: f.issuer, MaxLifetime: f.maxLifetime},
 		Reader:               mgr.GetCache(),
 		APIEndpoint:          f.endpoint,
 		MaxBodyBytes:         f.maxBody,
@@ -115,33 +122,53 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 	return mgr.AddReadyzCheck("deploy-api", srv.Started)
 }
 
-// deployAPIKeys is the token-signing key set: exactly one of the JWKS file
-// (which must load now) or the JWKS URL (fetched on first use).
+// deployAPIKeys is the deploy tokens' signing key set: exactly one of the
+// JWKS file (which must load now) or the JWKS URL (fetched on first use).
 func deployAPIKeys(f deployAPIFlags, log logr.Logger) (auth.KeySet, error) {
+	keys, err := jwksKeySet(jwksSource{file: f.jwksFile, url: f.jwksURL, caFile: f.jwksCAFile, flag: "--deploy-api-jwks"}, log)
+	if errors.Is(err, errNoJWKS) {
+		return nil, errors.New("--deploy-api-bind-address needs --deploy-api-jwks-file or --deploy-api-jwks-url: the keys deploy API tokens are verified with")
+	}
+	return keys, err
+}
+
+// jwksSource is where one key set comes from: a file, or an https URL with
+// an optional CA file; flag is the flags' common prefix, for errors.
+type jwksSource struct {
+	file, url, caFile, flag string
+}
+
+// errNoJWKS: neither the file nor the URL is set.
+var errNoJWKS = errors.New("no JWKS configured")
+
+// jwksKeySet is the key set of src: exactly one of the JWKS file (which
+// must load now) or the JWKS URL (fetched on first use); errNoJWKS when
+// neither is set.
+func jwksKeySet(src jwksSource, log logr.Logger) (auth.KeySet, error) {
 	switch {
-	case f.jwksFile != "" && f.jwksURL != "":
-		return nil, errors.New("--deploy-api-jwks-file and --deploy-api-jwks-url are exclusive")
-	case f.jwksFile != "":
-		keys, err := auth.NewFileKeys(f.jwksFile)
+	case src.file != "" && src.url != "":
+		return nil, fmt.Errorf("%s-file and %s-url are exclusive", src.flag, src.flag)
+	case src.file != "":
+		keys, err := auth.NewFileKeys(src.file)
 		if err != nil {
 			return nil, err
 		}
 		keys.Log = log
 		return keys, nil
-	case f.jwksURL != "":
+	case src.url != "":
 		var ca []byte
-		if f.jwksCAFile != "" {
+		if src.caFile != "" {
 			var err error
-			if ca, err = os.ReadFile(f.jwksCAFile); err != nil {
-				return nil, fmt.Errorf("--deploy-api-jwks-ca-file: %w", err)
+			if ca, err = os.ReadFile(src.caFile); err != nil {
+				return nil, fmt.Errorf("%s-ca-file: %w", src.flag, err)
 			}
 		}
-		keys, err := auth.NewURLKeys(f.jwksURL, ca, 0)
+		keys, err := auth.NewURLKeys(src.url, ca, 0)
 		if err != nil {
 			return nil, err
 		}
 		keys.Log = log
 		return keys, nil
 	}
-	return nil, errors.New("--deploy-api-bind-address needs --deploy-api-jwks-file or --deploy-api-jwks-url: the keys deploy API tokens are verified with")
+	return nil, errNoJWKS
 }

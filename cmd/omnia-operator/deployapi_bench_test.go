@@ -86,14 +86,42 @@ func BenchmarkDeployAPI(b *testing.B) {
 		if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 			b.Fatal(err)
 		}
+		// The deploy API acts in the Workspace's namespace: one
+		// Workspace per namespace, named after it.
+		if err := admin.Create(ctx, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: name}}}); err != nil {
+			b.Fatal(err)
+		}
 		if err := admin.Create(ctx, &v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "local-mock"},
 			Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}}); err != nil {
 			b.Fatal(err)
 		}
+		// Until the operator's cache holds the Workspace, its routes are
+		// 404.
+		tok, err := signer.Mint(authtest.Claims("bench", name, name, auth.RoleViewer, time.Now()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/api/v1/workspaces/"+name+"/deploy-profile", nil)
+			if err != nil {
+				return false, err
+			}
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := hc.Do(req)
+			if err != nil {
+				return false, nil
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, nil
+		}); err != nil {
+			b.Fatalf("the deploy API does not serve workspace %s: %v", name, err)
+		}
 		return name
 	}
 	post := func(path, ns string, body []byte, want int) []byte {
-		tok, err := signer.Mint(authtest.Claims("bench", "acme", ns, auth.RoleEditor, time.Now()))
+		tok, err := signer.Mint(authtest.Claims("bench", ns, ns, auth.RoleEditor, time.Now()))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -124,7 +152,7 @@ func BenchmarkDeployAPI(b *testing.B) {
 		// answers the same plan.
 		var p intent.PlanResponse
 		if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-			if err := json.Unmarshal(post("/api/v1/workspaces/acme/deploy/plan", ns, body, http.StatusOK), &p); err != nil {
+			if err := json.Unmarshal(post("/api/v1/workspaces/"+ns+"/deploy/plan", ns, body, http.StatusOK), &p); err != nil {
 				return false, err
 			}
 			return len(p.Providers) == 2 && p.Providers[0].Resolved, nil
@@ -133,7 +161,7 @@ func BenchmarkDeployAPI(b *testing.B) {
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			post("/api/v1/workspaces/acme/deploy/plan", ns, body, http.StatusOK)
+			post("/api/v1/workspaces/"+ns+"/deploy/plan", ns, body, http.StatusOK)
 		}
 	})
 
@@ -144,7 +172,7 @@ func BenchmarkDeployAPI(b *testing.B) {
 			ns := newNamespace()
 			b.StartTimer()
 			var res intent.DeployResult
-			if err := json.Unmarshal(post("/api/v1/workspaces/acme/deployments", ns, intentBody, http.StatusOK), &res); err != nil {
+			if err := json.Unmarshal(post("/api/v1/workspaces/"+ns+"/deployments", ns, intentBody, http.StatusOK), &res); err != nil {
 				b.Fatal(err)
 			}
 			if len(res.Results) != 9 || res.Results[8].Action != intent.ActionCreated {
@@ -154,11 +182,11 @@ func BenchmarkDeployAPI(b *testing.B) {
 	})
 	b.Run("redeploy-5-agents-unchanged", func(b *testing.B) {
 		ns := newNamespace()
-		post("/api/v1/workspaces/acme/deployments", ns, intentBody, http.StatusOK)
+		post("/api/v1/workspaces/"+ns+"/deployments", ns, intentBody, http.StatusOK)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			var res intent.DeployResult
-			if err := json.Unmarshal(post("/api/v1/workspaces/acme/deployments", ns, intentBody, http.StatusOK), &res); err != nil {
+			if err := json.Unmarshal(post("/api/v1/workspaces/"+ns+"/deployments", ns, intentBody, http.StatusOK), &res); err != nil {
 				b.Fatal(err)
 			}
 			for _, r := range res.Results {

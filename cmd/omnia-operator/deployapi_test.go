@@ -53,6 +53,7 @@ func TestDeployAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := namespace(t)
+	ws := workspaceOf(t, ns)
 	mockProvider(t, ns, "local-mock")
 	if err := admin.Create(context.Background(), &v1alpha1.SkillSource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "policies"},
 		Spec: v1alpha1.SkillSourceSpec{Type: v1alpha1.SkillSourceTypeGit}}); err != nil {
@@ -86,18 +87,18 @@ func TestDeployAPI(t *testing.T) {
 	call := func(method, path string, claims *auth.Claims) (int, []byte, error) {
 		return callWith(method, path, "{}", claims)
 	}
-	viewer := authtest.Claims("alice", "acme", ns, auth.RoleViewer, time.Now())
-	editor := authtest.Claims("alice", "acme", ns, auth.RoleEditor, time.Now())
+	viewer := authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now())
+	editor := authtest.Claims("alice", ws, ns, auth.RoleEditor, time.Now())
 
 	want := intent.DeployProfile{
 		APIEndpoint:                   "https://deploy.omnia.test",
-		Workspace:                     "acme",
+		Workspace:                     ws,
 		Providers:                     []intent.ProfileProvider{{Name: "local-mock", Role: "llm", Type: "mock"}},
 		Skills:                        []intent.ProfileSkill{{Name: "policies", Type: "git"}},
 		SupportedDeployIntentVersions: intent.SupportedVersions,
 	}
 	eventually(t, 30*time.Second, "the profile lists the workspace's Provider and SkillSource", func() error {
-		code, body, err := call(http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", &viewer)
+		code, body, err := call(http.MethodGet, "/api/v1/workspaces/"+ws+"/deploy-profile", &viewer)
 		if err != nil {
 			return err
 		}
@@ -112,10 +113,10 @@ func TestDeployAPI(t *testing.T) {
 		claims       *auth.Claims
 		want         int
 	}{
-		{http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", nil, http.StatusUnauthorized},
-		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &viewer, http.StatusForbidden},
-		{http.MethodPost, "/api/v1/workspaces/acme/deployments", &editor, http.StatusBadRequest},
-		{http.MethodPost, "/api/v1/workspaces/acme/deploy/plan", &editor, http.StatusBadRequest},
+		{http.MethodGet, "/api/v1/workspaces/" + ws + "/deploy-profile", nil, http.StatusUnauthorized},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deployments", &viewer, http.StatusForbidden},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deployments", &editor, http.StatusBadRequest},
+		{http.MethodPost, "/api/v1/workspaces/" + ws + "/deploy/plan", &editor, http.StatusBadRequest},
 	} {
 		code, body, err := call(tc.method, tc.path, tc.claims)
 		if err != nil {
@@ -126,7 +127,7 @@ func TestDeployAPI(t *testing.T) {
 		}
 	}
 	eventually(t, 30*time.Second, "the plan binds the workspace's Provider and reports the unknown one", func() error {
-		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deploy/plan",
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/"+ws+"/deploy/plan",
 			`{"deployConfig":{"providers":[{"name":"default","ref":"local-mock"},{"name":"embed","ref":"nope","role":"embedding"}]}}`, &editor)
 		if err != nil {
 			return err
@@ -139,12 +140,12 @@ func TestDeployAPI(t *testing.T) {
 		return nil
 	})
 	// A published pack with one agent: every object created, as the
-	// operator, in the token's namespace; the same intent again writes
+	// operator, in the workspace's namespace; the same intent again writes
 	// nothing (every result unchanged).
 	deploy := `{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{"name":"support","version":"v1.0.0","content":"{\"id\":\"support\"}"},` +
 		`"agents":[{"name":"support-bot","providers":[{"name":"default","ref":"local-mock"}]}]}`
 	for _, want := range []intent.Action{intent.ActionCreated, intent.ActionUnchanged} {
-		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deployments", deploy, &editor)
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/"+ws+"/deployments", deploy, &editor)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func TestDeployAPI(t *testing.T) {
 	// require an enterprise operator).
 	project := `{"apiVersion":"deploy.omnia.altairalabs.ai/v1","pack":{"project":{"id":"my-project"}},` +
 		`"agents":[{"providers":[{"name":"default","ref":"local-mock"}],"facades":[{"type":"websocket","dataPlane":false}],"idleTimeout":"30m"}]}`
-	noUser := authtest.Claims("", "acme", ns, auth.RoleEditor, time.Now())
+	noUser := authtest.Claims("", ws, ns, auth.RoleEditor, time.Now())
 	for _, tc := range []struct {
 		claims *auth.Claims
 		want   int
@@ -172,7 +173,7 @@ func TestDeployAPI(t *testing.T) {
 		{&noUser, http.StatusForbidden, "no user"},
 		{&editor, http.StatusBadRequest, rules.DeployIntentProjectLicenseRuleID},
 	} {
-		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/acme/deployments", project, tc.claims)
+		code, body, err := callWith(http.MethodPost, "/api/v1/workspaces/"+ws+"/deployments", project, tc.claims)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,23 +256,41 @@ func TestDeployAPIJWKSURL(t *testing.T) {
 	if err := op.WaitReady(time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := signer.Mint(authtest.Claims("alice", "acme", namespace(t), auth.RoleViewer, time.Now()))
+	ns := namespace(t)
+	ws := workspaceOf(t, ns)
+	tok, err := signer.Mint(authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/api/v1/workspaces/acme/deploy-profile", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+tok)
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t)}}}
-	resp, err := c.Do(req)
-	if err != nil {
+	// The operator's cache catches up with the Workspace.
+	eventually(t, 30*time.Second, "the profile with a token the JWKS URL's key signed", func() error {
+		req, err := http.NewRequest(http.MethodGet, "https://"+addr+"/api/v1/workspaces/"+ws+"/deploy-profile", nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"workspace":"`+ws+`"`) {
+			return fmt.Errorf("%d %s", resp.StatusCode, body)
+		}
+		return nil
+	})
+}
+
+// workspaceOf creates a Workspace for namespace ns, named after it, as the
+// deploy API requires one for every workspace it serves (its
+// spec.namespace.name is the namespace a request acts in).
+func workspaceOf(t *testing.T, ns string) string {
+	t.Helper()
+	if err := admin.Create(context.Background(), &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns},
+		Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns}}}); err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"workspace":"acme"`) {
-		t.Fatalf("profile with a token the JWKS URL's key signed: %d %s", resp.StatusCode, body)
-	}
+	return ns
 }

@@ -20,6 +20,8 @@ var (
 		"cap on probes in flight for the objects of one namespace, so tenants whose endpoints hang leave the others workers (0: the default, at most half of --probe-workers)")
 	probeQueueSize = flag.Int("probe-queue-size", prober.DefaultQueueSize,
 		"probe jobs that may wait; beyond it a probe is dropped (omnia_prober_dropped_total) and retried later")
+	probeMaxQueuedPerNamespace = flag.Int("probe-max-queued-per-namespace", 0,
+		"probe jobs one namespace may have waiting; beyond it that namespace's probes are dropped (omnia_prober_dropped_total) while other namespaces' are still queued (0: the default, max(--probe-queue-size/8, 16))")
 	probeMaxTimeout = flag.Duration("probe-max-timeout", prober.DefaultMaxTimeout,
 		"cut every probe at this duration, whatever its object asks")
 )
@@ -42,6 +44,8 @@ func probeRunner(mgr ctrl.Manager) (*prober.Prober, error) {
 		QueueSize:    *probeQueueSize,
 		MaxTimeout:   *probeMaxTimeout,
 		Metrics:      prober.NewMetrics(metrics.Registry),
+
+		MaxQueuedPerNamespace: *probeMaxQueuedPerNamespace,
 	})
 	if err := mgr.Add(p); err != nil {
 		return nil, err

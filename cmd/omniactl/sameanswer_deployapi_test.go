@@ -110,6 +110,15 @@ func TestSameAnswerDeployAPI(t *testing.T) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
+	// The deploy API acts in the Workspace's namespace: workspace acme's.
+	workspace := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(), "kind": "Workspace",
+		"metadata": map[string]any{"name": "acme"},
+		"spec":     map[string]any{"namespace": map[string]any{"name": ns}},
+	}}
+	if err := c.Create(ctx, workspace); err != nil {
+		t.Fatal(err)
+	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(env.WebhookInstallOptions.LocalServingCAData) {
 		t.Fatal("no webhook CA")
@@ -196,10 +205,15 @@ func postIntent(t *testing.T, hc *http.Client, addr, tok string, body []byte, ou
 		data []byte
 	)
 	// The listener is up once /readyz says so; retry a refused connection
-	// briefly all the same.
-	if werr := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+	// briefly all the same, and a 404 while the operator's cache has yet to
+	// see the Workspace.
+	if werr := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		resp, err = hc.Do(req)
+		if err == nil && resp.StatusCode == http.StatusNotFound {
+			_ = resp.Body.Close()
+			return false, nil
+		}
 		return err == nil, nil
 	}); werr != nil {
 		t.Fatal(err)

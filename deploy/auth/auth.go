@@ -1,9 +1,12 @@
 // Package auth is the deploy API's guard: it verifies the dashboard-minted
 // identity JWT a caller presents (audience omnia-operator) against the
-// operator's trusted keys (a JWKS) and turns its claims into a Caller — the
-// workspace, its namespace, the user and the role — which is all the deploy
-// API ever learns about who is asking. The namespace comes from the token,
-// never from a request body. docs/deploy-api.md describes the token.
+// operator's trusted deploy keys (a JWKS) and turns its claims into a Caller
+// — the workspace, the namespace the token claims, the user and the role.
+// The namespace is never taken from a request body, nor on the token's word
+// alone: deploy/server checks it against the Workspace's
+// spec.namespace.name. The catalog's delegation tokens (delegation.go) are
+// verified against a key set of their own. docs/deploy-api.md describes the
+// token.
 package auth
 
 import (
@@ -22,6 +25,11 @@ const Audience = "omnia-operator"
 
 // DefaultLeeway is the clock skew allowed on exp, nbf and iat.
 const DefaultLeeway = 30 * time.Second
+
+// DefaultMaxTokenLifetime bounds a deploy API token's exp − iat: a leaked
+// token is useful for at most this long. The dashboard mints them for
+// minutes.
+const DefaultMaxTokenLifetime = time.Hour
 
 // Role is a caller's role in its workspace.
 type Role string
@@ -81,28 +89,32 @@ var (
 	ErrForbidden       = errors.New("forbidden")
 )
 
-// Verifier checks deploy API tokens.
+// Verifier checks deploy API tokens. Its key set is the deploy tokens'
+// only: delegation tokens have a DelegationVerifier with keys of their own.
 type Verifier struct {
-	// Keys are the trusted signing keys.
+	// Keys are the trusted deploy-token signing keys.
 	Keys KeySet
 	// Issuer, when set, must equal the token's iss.
 	Issuer string
 	// Leeway is the clock skew allowed on exp, nbf and iat (DefaultLeeway
 	// when zero).
 	Leeway time.Duration
+	// MaxLifetime bounds exp − iat (DefaultMaxTokenLifetime when zero).
+	MaxLifetime time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
 
 // Verify checks a compact JWS token and returns its caller. The token must
-// name a kid present in the key set, be signed with an algorithm that key's
-// type allows, carry audience omnia-operator, an exp in the future and no
-// nbf in the future (both with the leeway), the configured issuer, a role,
-// a workspace and a namespace that is a DNS label. Errors wrap
+// have typ JWT, name a kid present in the key set, be signed with an
+// algorithm that key's type allows, carry audience omnia-operator, an iat
+// and an exp at most MaxLifetime apart, an exp in the future and no nbf or
+// iat in the future (with the leeway), the configured issuer, a role, a
+// workspace and a namespace that is a DNS label. Errors wrap
 // ErrUnauthenticated or ErrForbidden.
 func (v *Verifier) Verify(token string) (Caller, error) {
 	var c Claims
-	if err := v.parse(token, Audience, &c); err != nil {
+	if err := v.policy().parse(token, Audience, &c); err != nil {
 		return Caller{}, err
 	}
 	if !c.Role.Valid() {
@@ -129,46 +141,8 @@ func (c Caller) Authorize(workspace string, min Role) error {
 	return nil
 }
 
-// parse verifies a compact JWS token into claims: a kid present in the key
-// set, an algorithm that key's type allows (pinned: never the token's
-// choice), audience aud, an exp in the future, no nbf or iat in the future
-// (with the leeway) and the configured issuer. Every failure wraps
-// ErrUnauthenticated. The deploy API's tokens and the catalog's delegation
-// tokens (delegation.go) differ only in audience and claims.
-func (v *Verifier) parse(token, aud string, claims jwt.Claims) error {
-	leeway := v.Leeway
-	if leeway == 0 {
-		leeway = DefaultLeeway
-	}
-	opts := []jwt.ParserOption{
-		jwt.WithValidMethods(allAlgorithms),
-		jwt.WithAudience(aud),
-		jwt.WithExpirationRequired(),
-		jwt.WithLeeway(leeway),
-		jwt.WithIssuedAt(),
-	}
-	if v.Issuer != "" {
-		opts = append(opts, jwt.WithIssuer(v.Issuer))
-	}
-	if v.Now != nil {
-		opts = append(opts, jwt.WithTimeFunc(v.Now))
-	}
-	_, err := jwt.NewParser(opts...).ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		if kid == "" {
-			return nil, errors.New("the token names no kid")
-		}
-		key, ok := v.Keys.Key(kid)
-		if !ok {
-			return nil, fmt.Errorf("no trusted key has kid %q", kid)
-		}
-		if alg := t.Method.Alg(); !slices.Contains(key.Algorithms, alg) {
-			return nil, fmt.Errorf("alg %s does not suit key %q (accepted: %v)", alg, kid, key.Algorithms)
-		}
-		return key.Public, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUnauthenticated, err)
-	}
-	return nil
+// policy is the token checks of deploy API tokens.
+func (v *Verifier) policy() tokenPolicy {
+	return tokenPolicy{keys: v.Keys, issuer: v.Issuer, leeway: v.Leeway, maxLifetime: v.MaxLifetime,
+		defaultMaxLifetime: DefaultMaxTokenLifetime, now: v.Now}
 }

@@ -145,6 +145,20 @@ func TestVerify(t *testing.T) {
 		{"missing namespace", mint(t, es, with(func(c *auth.Claims) { c.Namespace = "" })), "", auth.ErrForbidden},
 		{"namespace not a DNS label", mint(t, es, with(func(c *auth.Claims) { c.Namespace = "../kube-system" })), "", auth.ErrForbidden},
 		{"no subject is still a caller", mint(t, es, with(func(c *auth.Claims) { c.Subject = "" })), "", nil},
+		// The JOSE header typ (issue 24, P2).
+		{"typ jwt in lower case", mintHeader(t, es, good(), map[string]any{"typ": "jwt"}), "", nil},
+		{"typ application/jwt", mintHeader(t, es, good(), map[string]any{"typ": "application/jwt"}), "", nil},
+		{"no typ", mintHeader(t, es, good(), map[string]any{"typ": nil}), "", auth.ErrUnauthenticated},
+		{"typ at+jwt (an OAuth access token)", mintHeader(t, es, good(), map[string]any{"typ": "at+jwt"}), "", auth.ErrUnauthenticated},
+		{"typ not a string", mintHeader(t, es, good(), map[string]any{"typ": 7}), "", auth.ErrUnauthenticated},
+		// The lifetime, exp − iat (issue 24, P2): at most an hour.
+		{"lifetime at the maximum", mint(t, es, with(func(c *auth.Claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(auth.DefaultMaxTokenLifetime)) })), "", nil},
+		{"lifetime over the maximum", mint(t, es, with(func(c *auth.Claims) {
+			c.ExpiresAt = jwt.NewNumericDate(now.Add(auth.DefaultMaxTokenLifetime + time.Second))
+		})), "", auth.ErrUnauthenticated},
+		{"a year-long token", mint(t, es, with(func(c *auth.Claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(365 * 24 * time.Hour)) })), "", auth.ErrUnauthenticated},
+		{"issued long ago, valid for long", mint(t, es, with(func(c *auth.Claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(-24 * time.Hour)) })), "", auth.ErrUnauthenticated},
+		{"no iat", mint(t, es, with(func(c *auth.Claims) { c.IssuedAt = nil })), "", auth.ErrUnauthenticated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,6 +180,31 @@ func TestVerify(t *testing.T) {
 				t.Fatalf("Verify: %v is both", err)
 			}
 		})
+	}
+}
+
+// mintHeader mints with header fields set or (nil) removed.
+func mintHeader(t *testing.T, s *authtest.Signer, c jwt.Claims, header map[string]any) string {
+	t.Helper()
+	tok, err := s.MintWithHeader(c, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestMaxLifetime: Verifier.MaxLifetime lowers the bound.
+func TestMaxLifetime(t *testing.T) {
+	es := signer("ES256")
+	v := &auth.Verifier{Keys: keySet(t, es), MaxLifetime: 10 * time.Minute, Now: func() time.Time { return now }}
+	c := good()
+	c.ExpiresAt = jwt.NewNumericDate(now.Add(10 * time.Minute))
+	if _, err := v.Verify(mint(t, es, c)); err != nil {
+		t.Errorf("10 minutes under a 10-minute bound: %v", err)
+	}
+	c.ExpiresAt = jwt.NewNumericDate(now.Add(11 * time.Minute))
+	if _, err := v.Verify(mint(t, es, c)); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Errorf("11 minutes under a 10-minute bound: %v, want ErrUnauthenticated", err)
 	}
 }
 

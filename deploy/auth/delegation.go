@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -38,13 +39,39 @@ type Delegation struct {
 	Workspace string
 }
 
+// DefaultMaxDelegationLifetime bounds a delegation token's exp − iat:
+// it is minted for one platform tool call, so minutes, not the hour a
+// deploy API token may live.
+const DefaultMaxDelegationLifetime = 5 * time.Minute
+
+// DelegationVerifier checks the catalog's delegation tokens against a key
+// set of their own (--catalog-jwks-file or --catalog-jwks-url): a key that
+// signs delegation tokens — which agents' runtimes hold the means to get —
+// never signs a deploy API token, so a delegation token cannot be used
+// against the deploy API even if its audience were forged, and a deploy
+// API token cannot read a catalog.
+type DelegationVerifier struct {
+	// Keys are the trusted delegation-token signing keys. Required.
+	Keys KeySet
+	// Issuer, when set, must equal the token's iss.
+	Issuer string
+	// Leeway is the clock skew allowed on exp, nbf and iat (DefaultLeeway
+	// when zero).
+	Leeway time.Duration
+	// MaxLifetime bounds exp − iat (DefaultMaxDelegationLifetime when zero).
+	MaxLifetime time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
 // VerifyDelegation checks a delegation token for workspace with the same
-// checks as Verify (kid in the key set, pinned algorithm, exp required and
-// in the future, nbf/iat with the leeway, the configured issuer) but
-// audience WorkspaceAudience(workspace): a token minted for another
-// workspace fails like a token for another service, ErrUnauthenticated
-// (401), so it cannot be replayed across workspaces.
-func (v *Verifier) VerifyDelegation(token, workspace string) (Delegation, error) {
+// checks as Verifier.Verify (typ JWT, kid in the key set, pinned algorithm,
+// iat and exp required and at most MaxLifetime apart, exp in the future,
+// nbf/iat with the leeway, the configured issuer) but audience
+// WorkspaceAudience(workspace): a token minted for another workspace fails
+// like a token for another service, ErrUnauthenticated (401), so it cannot
+// be replayed across workspaces.
+func (v *DelegationVerifier) VerifyDelegation(token, workspace string) (Delegation, error) {
 	if workspace == "" || strings.ContainsAny(workspace, "/ ") {
 		return Delegation{}, fmt.Errorf("%w: %q is not a workspace name", ErrUnauthenticated, workspace)
 	}
@@ -52,7 +79,9 @@ func (v *Verifier) VerifyDelegation(token, workspace string) (Delegation, error)
 		return Delegation{}, fmt.Errorf("%w: %w", ErrUnauthenticated, errors.New("no trusted keys"))
 	}
 	var c DelegationClaims
-	if err := v.parse(token, WorkspaceAudience(workspace), &c); err != nil {
+	p := tokenPolicy{keys: v.Keys, issuer: v.Issuer, leeway: v.Leeway, maxLifetime: v.MaxLifetime,
+		defaultMaxLifetime: DefaultMaxDelegationLifetime, now: v.Now}
+	if err := p.parse(token, WorkspaceAudience(workspace), &c); err != nil {
 		return Delegation{}, err
 	}
 	return Delegation{Subject: c.Subject, Agent: c.Agent, Workspace: workspace}, nil

@@ -181,9 +181,9 @@ func (f *FileKeys) Key(kid string) (Key, bool) {
 	err := f.reload()
 	switch {
 	case err != nil && (f.lastErr == nil || f.lastErr.Error() != err.Error()):
-		f.Log.Error(err, "re-reading the deploy API's JWKS file failed; the last good keys stay in force")
+		f.Log.Error(err, "re-reading the JWKS file failed; the last good keys stay in force", "path", f.path)
 	case err == nil && f.lastErr != nil:
-		f.Log.Info("the deploy API's JWKS file loads again", "path", f.path)
+		f.Log.Info("the JWKS file loads again", "path", f.path)
 	}
 	f.lastErr = err
 	k, ok := f.keys[kid]

@@ -32,10 +32,16 @@ const (
 // URLKeys is a KeySet fetched over HTTPS from a JWKS URL (e.g. the
 // dashboard's). Keys are fetched on the first lookup, again once they are
 // older than Refresh, and again when a token names a kid they lack (a
-// rotation) — never more often than MinInterval. A fetch that fails keeps
-// the last good keys; until one succeeds every token is refused (401). The
-// client follows no redirect, waits at most Timeout and reads at most
-// MaxJWKSBytes.
+// rotation) — never more often than MinInterval, and one fetch at a time.
+// A fetch that fails keeps the last good keys; until one succeeds every
+// token is refused (401). The client follows no redirect, waits at most
+// Timeout and reads at most MaxJWKSBytes.
+//
+// No lock is held across a fetch: a lookup of a kid the keys already hold
+// answers at once even while a fetch is in progress (a stale set is
+// refreshed in the background, the known key answering meanwhile), so a
+// slow or stalled JWKS server delays only the lookups of kids it has yet to
+// publish — each of which waits for the one fetch in progress.
 type URLKeys struct {
 	url    string
 	client *http.Client
@@ -51,6 +57,9 @@ type URLKeys struct {
 	fetchedAt   time.Time // last successful fetch
 	attemptedAt time.Time // last attempt
 	lastErr     error
+	// fetching is closed when the fetch in progress ends; nil while none
+	// runs.
+	fetching chan struct{}
 }
 
 // NewURLKeys checks rawURL (https only) and builds the key set. caPEM, when
@@ -99,36 +108,77 @@ func (u *URLKeys) now() time.Time {
 	return time.Now()
 }
 
-// Key implements KeySet.
+// Key implements KeySet. A kid the keys hold answers without waiting; an
+// unknown kid waits for the fetch in progress, or one it starts (bounded by
+// the client's timeout), unless MinInterval forbids a fetch now.
 func (u *URLKeys) Key(kid string) (Key, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	refresh, minInterval := u.Refresh, u.MinInterval
+	refresh := u.Refresh
 	if refresh <= 0 {
 		refresh = DefaultJWKSRefresh
 	}
-	if minInterval <= 0 {
-		minInterval = DefaultJWKSMinInterval
-	}
+	u.mu.Lock()
 	now := u.now()
 	k, ok := u.keys[kid]
 	stale := u.keys == nil || now.Sub(u.fetchedAt) >= refresh
-	if (stale || !ok) && (u.attemptedAt.IsZero() || now.Sub(u.attemptedAt) >= minInterval) {
-		u.attemptedAt = now
-		keys, err := u.fetch()
-		switch {
-		case err != nil && (u.lastErr == nil || u.lastErr.Error() != err.Error()):
-			u.Log.Error(err, "fetching the deploy API's JWKS failed; the last good keys stay in force")
-		case err == nil && u.lastErr != nil:
-			u.Log.Info("the deploy API's JWKS fetches again", "url", u.url)
-		}
-		u.lastErr = err
-		if err == nil {
-			u.keys, u.fetchedAt = keys, now
-		}
-		k, ok = u.keys[kid]
+	if ok && !stale {
+		u.mu.Unlock()
+		return k, true
 	}
+	done := u.startFetch(now)
+	u.mu.Unlock()
+	if ok {
+		// Known: the refresh of the stale set runs on its own.
+		return k, true
+	}
+	if done == nil {
+		return Key{}, false
+	}
+	<-done
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	k, ok = u.keys[kid]
 	return k, ok
+}
+
+// startFetch returns the channel of the fetch in progress, or starts one
+// and returns its channel, or nil when the last attempt is under
+// MinInterval old. Called with mu held.
+func (u *URLKeys) startFetch(now time.Time) chan struct{} {
+	if u.fetching != nil {
+		return u.fetching
+	}
+	minInterval := u.MinInterval
+	if minInterval <= 0 {
+		minInterval = DefaultJWKSMinInterval
+	}
+	if !u.attemptedAt.IsZero() && now.Sub(u.attemptedAt) < minInterval {
+		return nil
+	}
+	u.attemptedAt = now
+	done := make(chan struct{})
+	u.fetching = done
+	go u.fetchAndStore(now, done)
+	return done
+}
+
+// fetchAndStore fetches the JWKS without holding mu, then stores the keys
+// (a failure keeps the last good ones) and closes done.
+func (u *URLKeys) fetchAndStore(startedAt time.Time, done chan struct{}) {
+	keys, err := u.fetch()
+	u.mu.Lock()
+	switch {
+	case err != nil && (u.lastErr == nil || u.lastErr.Error() != err.Error()):
+		u.Log.Error(err, "fetching the JWKS failed; the last good keys stay in force", "url", u.url)
+	case err == nil && u.lastErr != nil:
+		u.Log.Info("the JWKS fetches again", "url", u.url)
+	}
+	u.lastErr = err
+	if err == nil {
+		u.keys, u.fetchedAt = keys, startedAt
+	}
+	u.fetching = nil
+	u.mu.Unlock()
+	close(done)
 }
 
 // LastError is the last fetch's error (nil when it succeeded).

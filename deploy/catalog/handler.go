@@ -40,9 +40,9 @@ type ErrorBody struct {
 
 // Options configure the handler.
 type Options struct {
-	// Verifier checks every request's delegation token (its keys are the
-	// deploy API's). Required.
-	Verifier *auth.Verifier
+	// Verifier checks every request's delegation token against the
+	// delegation tokens' own keys (never the deploy API's). Required.
+	Verifier *auth.DelegationVerifier
 	// Reader is the manager's cache. Required.
 	Reader client.Reader
 	// MaxInFlightPerCaller bounds the requests one caller (token subject;

@@ -56,7 +56,7 @@ func TestHandlerRefusesBeforeReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewHandler(Options{Verifier: &auth.Verifier{Keys: keys}, Reader: unreadReader{t}})
+	h, err := NewHandler(Options{Verifier: &auth.DelegationVerifier{Keys: keys}, Reader: unreadReader{t}})
 	if err != nil {
 		t.Fatal(err)
 	}

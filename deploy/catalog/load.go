@@ -3,18 +3,17 @@ package catalog
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/deploy/workspace"
 )
 
 // ErrWorkspaceNotFound: no Workspace has the URL's name (404).
-var ErrWorkspaceNotFound = errors.New("workspace not found")
+var ErrWorkspaceNotFound = workspace.ErrNotFound
 
 // MaxCachedIndexes bounds the indexes a Loader keeps (one per workspace).
 const MaxCachedIndexes = 64
@@ -39,18 +38,10 @@ type cachedIndex struct {
 // Load returns the index of workspace. The Workspace (cluster-scoped)
 // names the namespace. The cached objects are listed without a deep copy:
 // Build only reads them and copies what it keeps.
-func (l *Loader) Load(ctx context.Context, workspace string) (*Index, error) {
-	var ws v1alpha1.Workspace
-	if err := l.Reader.Get(ctx, client.ObjectKey{Name: workspace}, &ws); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("%w: %q", ErrWorkspaceNotFound, workspace)
-		}
-		return nil, fmt.Errorf("reading Workspace %q: %w", workspace, err)
-	}
-	ns := ws.Spec.Namespace.Name
-	if ns == "" {
-		// Never list with an empty namespace: that is every namespace.
-		return nil, fmt.Errorf("%w: Workspace %q names no namespace", ErrWorkspaceNotFound, workspace)
+func (l *Loader) Load(ctx context.Context, name string) (*Index, error) {
+	ns, err := workspace.Namespace(ctx, l.Reader, name)
+	if err != nil {
+		return nil, err
 	}
 	opts := []client.ListOption{client.InNamespace(ns), client.UnsafeDisableDeepCopy}
 	var (
@@ -75,7 +66,7 @@ func (l *Loader) Load(ctx context.Context, workspace string) (*Index, error) {
 	copy(key[:], h.Sum(nil))
 
 	l.mu.Lock()
-	c, ok := l.indexes[workspace]
+	c, ok := l.indexes[name]
 	l.mu.Unlock()
 	if ok && c.key == key {
 		return c.ix, nil
@@ -86,7 +77,7 @@ func (l *Loader) Load(ctx context.Context, workspace string) (*Index, error) {
 	if l.indexes == nil {
 		l.indexes = map[string]cachedIndex{}
 	}
-	if _, ok := l.indexes[workspace]; !ok && len(l.indexes) >= MaxCachedIndexes {
+	if _, ok := l.indexes[name]; !ok && len(l.indexes) >= MaxCachedIndexes {
 		// Full: drop one other workspace's index (it is rebuilt on its
 		// next request). Which one does not matter for correctness.
 		for k := range l.indexes {
@@ -94,7 +85,7 @@ func (l *Loader) Load(ctx context.Context, workspace string) (*Index, error) {
 			break
 		}
 	}
-	l.indexes[workspace] = cachedIndex{key: key, ix: ix}
+	l.indexes[name] = cachedIndex{key: key, ix: ix}
 	return ix, nil
 }
 

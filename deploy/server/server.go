@@ -1,6 +1,7 @@
 // Package server is the deploy API's HTTP handler: the three routes of
-// deploy-intent.md, each behind the token guard (deploy/auth), a body limit
-// and a per-caller concurrency limit. Deployments and plan are answered by a
+// deploy-intent.md, each behind the token guard (deploy/auth), the
+// Workspace's namespace (deploy/workspace), a body limit and a per-caller
+// concurrency limit. Deployments and plan are answered by a
 // Deployer and a Planner (their own packages); the deploy profile is read
 // here from the manager's cache. docs/deploy-api.md describes the API.
 package server
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/deploy/auth"
+	ws "github.com/altairalabs/omnia/deploy/workspace"
 )
 
 // The routes (Go 1.22 ServeMux patterns).
@@ -47,8 +49,9 @@ type Response struct {
 }
 
 // Deployer applies a deploy intent (POST .../deployments). body is the raw
-// request body, at most MaxBodyBytes; the caller — its namespace, workspace,
-// user and role — comes from the verified token, never from the body.
+// request body, at most MaxBodyBytes; the caller — its workspace, user and
+// role — comes from the verified token, never from the body, and its
+// namespace is the Workspace's (which the token's claim equals).
 type Deployer interface {
 	Deploy(ctx context.Context, caller auth.Caller, body []byte) Response
 }
@@ -62,8 +65,9 @@ type Planner interface {
 type Options struct {
 	// Verifier checks every request's bearer token. Required.
 	Verifier *auth.Verifier
-	// Reader reads the workspace's Providers and SkillSources for the
-	// deploy profile: the manager's cache. Required.
+	// Reader reads the Workspace (its namespace) for every route, and the
+	// workspace's Providers and SkillSources for the deploy profile: the
+	// manager's cache. Required.
 	Reader client.Reader
 	// Deployer and Planner answer their routes; nil answers 501.
 	Deployer Deployer
@@ -133,8 +137,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 type routeFunc func(ctx context.Context, caller auth.Caller, workspace string, body []byte) Response
 
 // guard runs, in order: authentication (401), authorization for the URL's
-// workspace with at least min (403), the caller's concurrency limit (429),
-// then the body limit (413), and only then the route.
+// workspace with at least min (403), the Workspace's namespace — 404 when
+// there is no such Workspace, 403 when the token claims another namespace —,
+// the caller's concurrency limit (429), then the body limit (413), and only
+// then the route, whose caller's Namespace is the Workspace's.
 func (h *Handler) guard(min auth.Role, readBody bool, route routeFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := h.opts.Log.WithValues("method", r.Method, "path", r.URL.Path)
@@ -156,7 +162,11 @@ func (h *Handler) guard(min auth.Role, readBody bool, route routeFunc) http.Hand
 			return
 		case err != nil:
 			log.V(1).Info("refused", "reason", err.Error(), "subject", caller.Subject)
-			writeJSON(w, Response{Status: http.StatusForbidden, Body: errorBody("the token does not grant this request")})
+			writeJSON(w, forbidden())
+			return
+		}
+		if resp, ok := h.resolveNamespace(r.Context(), &caller, workspace, log); !ok {
+			writeJSON(w, resp)
 			return
 		}
 		release, ok := h.acquire(caller)
@@ -184,6 +194,34 @@ func (h *Handler) guard(min auth.Role, readBody bool, route routeFunc) http.Hand
 		}
 		writeJSON(w, route(r.Context(), caller, workspace, body))
 	})
+}
+
+// resolveNamespace sets caller.Namespace to the Workspace's
+// spec.namespace.name, read from the cache: the namespace every route reads
+// and writes is the Workspace's, never the token's on its word alone. The
+// token's namespace claim must equal it (403 otherwise: whoever mints
+// tokens does not pick the namespace); a workspace with no Workspace is
+// 404. ok is false with the answer to send.
+func (h *Handler) resolveNamespace(ctx context.Context, caller *auth.Caller, name string, log logr.Logger) (Response, bool) {
+	ns, err := ws.Namespace(ctx, h.opts.Reader, name)
+	switch {
+	case errors.Is(err, ws.ErrNotFound):
+		log.V(1).Info("refused", "reason", err.Error(), "subject", caller.Subject)
+		return Response{Status: http.StatusNotFound, Body: errorBody(fmt.Sprintf("workspace %q not found", name))}, false
+	case err != nil:
+		log.Error(err, "reading the Workspace", "workspace", name)
+		return Response{Status: http.StatusInternalServerError, Body: errorBody("reading the workspace failed")}, false
+	case caller.Namespace != ns:
+		log.V(1).Info("refused", "reason", fmt.Sprintf("the token claims namespace %q, Workspace %q's is %q", caller.Namespace, name, ns), "subject", caller.Subject)
+		return forbidden(), false
+	}
+	caller.Namespace = ns
+	return Response{}, true
+}
+
+// forbidden answers 403 without saying which check failed.
+func forbidden() Response {
+	return Response{Status: http.StatusForbidden, Body: errorBody("the token does not grant this request")}
 }
 
 // acquire takes one of the caller's in-flight slots.

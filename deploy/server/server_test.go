@@ -59,7 +59,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"Provider", "SkillSource"}})
+	env, err := controlplane.Start(controlplane.Options{Kinds: []string{"Provider", "SkillSource", "Workspace"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -76,7 +76,7 @@ func TestMain(m *testing.M) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() { _ = c.Start(ctx) }()
-		for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}} {
+		for _, o := range []client.Object{&v1alpha1.Provider{}, &v1alpha1.SkillSource{}, &v1alpha1.Workspace{}} {
 			_, err := c.GetInformer(ctx, o)
 			must(err)
 		}
@@ -84,6 +84,12 @@ func TestMain(m *testing.M) {
 			must(fmt.Errorf("cache did not sync"))
 		}
 		reader = c
+		// The workspaces most tests use: acme's namespace is acme-ns.
+		for name, ns := range map[string]string{"acme": "acme-ns", "other": "other-ns"} {
+			must(k8s.Create(ctx, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns}}}))
+		}
+		must(waitCached(ctx, "acme", "other"))
 		dir, err := os.MkdirTemp("", "deploy-api-")
 		must(err)
 		defer func() { _ = os.RemoveAll(dir) }()
@@ -94,6 +100,36 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// waitCached waits until the cache holds the Workspaces (the API server
+// has them; the informer catches up).
+func waitCached(ctx context.Context, names ...string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for _, name := range names {
+		for {
+			err := reader.Get(ctx, client.ObjectKey{Name: name}, &v1alpha1.Workspace{})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("Workspace %s not in the cache: %w", name, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// newWorkspace creates Workspace name for namespace ns and waits for the
+// cache to hold it.
+func newWorkspace(t *testing.T, name, ns string) {
+	t.Helper()
+	create(t, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns}}})
+	if err := waitCached(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func must(err error) {
@@ -436,9 +472,10 @@ func TestProfile(t *testing.T) {
 	create(t, &v1alpha1.SkillSource{ObjectMeta: metav1.ObjectMeta{Name: "other-skills", Namespace: otherNS}, Spec: v1alpha1.SkillSourceSpec{Type: v1alpha1.SkillSourceTypeGit}})
 
 	a := start(t, server.Options{APIEndpoint: "https://omnia-operator.omnia-system.svc:9444"})
+	newWorkspace(t, "profiled", ns)
 	want := intent.DeployProfile{
 		APIEndpoint: "https://omnia-operator.omnia-system.svc:9444",
-		Workspace:   "acme",
+		Workspace:   "profiled",
 		Providers: []intent.ProfileProvider{
 			{Name: "alpha-embed", Role: "embedding", Type: "openai", Model: "text-embedding-3-small"},
 			{Name: "mid-mock", Role: "llm", Type: "mock"},
@@ -451,13 +488,12 @@ func TestProfile(t *testing.T) {
 		},
 		SupportedDeployIntentVersions: []string{"deploy.omnia.altairalabs.ai/v1"},
 	}
-	// The body names the namespace only through the token: a viewer of
-	// workspace acme whose namespace is ns.
-	tok := token(t, signer, claims("alice", "acme", ns, auth.RoleViewer))
+	// A viewer of workspace profiled, whose namespace is ns.
+	tok := token(t, signer, claims("alice", "profiled", ns, auth.RoleViewer))
 	var last reply
 	// The cache catches up with the creates.
 	g.Eventually(func() intent.DeployProfile {
-		last = a.do(t, http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", tok, nil)
+		last = a.do(t, http.MethodGet, "/api/v1/workspaces/profiled/deploy-profile", tok, nil)
 		var got intent.DeployProfile
 		if last.status == http.StatusOK {
 			_ = json.Unmarshal(last.body, &got)
@@ -494,6 +530,7 @@ func TestProfile(t *testing.T) {
 
 	// An empty workspace: arrays, never null.
 	empty := newNamespace(t)
+	newWorkspace(t, "bare", empty)
 	r := a.do(t, http.MethodGet, "/api/v1/workspaces/bare/deploy-profile", token(t, signer, claims("bob", "bare", empty, auth.RoleViewer)), nil)
 	if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"providers":[]`)) || !bytes.Contains(r.body, []byte(`"skills":[]`)) || !bytes.Contains(r.body, []byte(`"api_endpoint":"https://`)) {
 		t.Fatalf("empty workspace: %d %s", r.status, r.body)

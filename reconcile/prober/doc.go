@@ -18,6 +18,13 @@
 //     is bounded: a full queue drops the job (counted in
 //     omnia_prober_dropped_total) and the controller keeps reporting "not
 //     probed yet"; Submit never blocks;
+//   - each namespace has a bounded share of the queue
+//     (Options.MaxQueuedPerNamespace, default max(QueueSize/8, 16)): a
+//     namespace with that many jobs waiting has its next one dropped the
+//     same way, while other namespaces' jobs are still queued, and waiting
+//     jobs are served round-robin by namespace, so one tenant's backlog
+//     neither fills the queue nor delays another tenant's probes (or
+//     rollout analysis measurements) behind it;
 //   - every run is cut at Options.MaxTimeout, and a target is probed at most
 //     once per Options.MinInterval, whatever its object asks.
 //

@@ -17,6 +17,11 @@ const (
 	DefaultBackoffMax    = 5 * time.Minute
 	DefaultMaxRetryAfter = 10 * time.Minute
 	DefaultMinInterval   = time.Second
+	// DefaultQueueShareDivisor and DefaultMinQueuedPerNamespace make the
+	// default MaxQueuedPerNamespace: max(QueueSize/8, 16), never above
+	// QueueSize (128 of the default 1024 slots).
+	DefaultQueueShareDivisor     = 8
+	DefaultMinQueuedPerNamespace = 16
 )
 
 // Options configure a Prober. Zero values take the defaults.
@@ -37,6 +42,15 @@ type Options struct {
 	// QueueSize bounds the jobs waiting (queued or waiting for their own
 	// in-flight run to end). Default 1024.
 	QueueSize int
+	// MaxQueuedPerNamespace bounds the jobs of one owner namespace waiting
+	// (counted as QueueSize counts): a job of a namespace that has this many
+	// waiting is Dropped, counted like a full queue's, while other
+	// namespaces' jobs are still queued. Default max(QueueSize/8, 16),
+	// capped at QueueSize: it takes eight namespaces each at its share to
+	// fill the default queue. Waiting jobs are served round-robin by
+	// namespace, so a long backlog delays another namespace's next job by
+	// at most one job per waiting namespace.
+	MaxQueuedPerNamespace int
 	// MaxTimeout cuts every run, whatever its Job.Timeout. Default 1 minute.
 	MaxTimeout time.Duration
 	// BackoffBase is the wait after a target's first failure; it doubles
@@ -66,6 +80,10 @@ func (o Options) withDefaults() Options {
 	if o.QueueSize <= 0 {
 		o.QueueSize = DefaultQueueSize
 	}
+	if o.MaxQueuedPerNamespace <= 0 {
+		o.MaxQueuedPerNamespace = max(o.QueueSize/DefaultQueueShareDivisor, DefaultMinQueuedPerNamespace)
+	}
+	o.MaxQueuedPerNamespace = min(o.MaxQueuedPerNamespace, o.QueueSize)
 	if o.MaxTimeout <= 0 {
 		o.MaxTimeout = DefaultMaxTimeout
 	}

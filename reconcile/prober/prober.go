@@ -18,8 +18,12 @@ type Prober struct {
 	// pending are the jobs waiting, by key: those in queue, and those whose
 	// target is in flight with older inputs (queued when that run ends).
 	pending map[Key]*Job
-	// queue is the FIFO of keys waiting for a worker.
-	queue []Key
+	// nsPending counts pending per owner namespace: what
+	// Options.MaxQueuedPerNamespace bounds.
+	nsPending map[string]int
+	// queue is the keys waiting for a worker, served round-robin across
+	// namespaces.
+	queue *fairQueue
 	// inFlight are the targets being probed.
 	inFlight map[Key]*flight
 	// hostBusy and nsBusy count the probes in flight per host and per owner
@@ -49,6 +53,8 @@ func New(opts Options) *Prober {
 	p := &Prober{
 		opts:      opts.withDefaults(),
 		pending:   map[Key]*Job{},
+		nsPending: map[string]int{},
+		queue:     newFairQueue(),
 		inFlight:  map[Key]*flight{},
 		hostBusy:  map[string]int{},
 		nsBusy:    map[string]int{},
@@ -94,7 +100,8 @@ func (p *Prober) Start(ctx context.Context) error {
 
 // Submit asks for job to run. It never blocks: the answer says whether the
 // job was queued, was already pending, is held back by its target's
-// backoff, or was dropped because the queue is full.
+// backoff, or was dropped because the queue is full or its namespace
+// already has its share of it (Options.MaxQueuedPerNamespace) waiting.
 func (p *Prober) Submit(job Job) Submission {
 	now := p.opts.Clock.Now()
 	p.mu.Lock()
@@ -124,14 +131,16 @@ func (p *Prober) Submit(job Job) Submission {
 	if f, ok := p.inFlight[k]; ok && !f.discard && f.job.Fingerprint == job.Fingerprint {
 		return Submission{State: AlreadyPending}
 	}
-	if len(p.pending) >= p.opts.QueueSize {
+	// The namespace's share first: one namespace that filled its share
+	// leaves the rest of the queue to the others.
+	if p.nsPending[k.Namespace] >= p.opts.MaxQueuedPerNamespace || len(p.pending) >= p.opts.QueueSize {
 		p.opts.Metrics.dropped()
 		return Submission{State: Dropped}
 	}
-	p.pending[k] = &job
+	p.addPending(k, &job)
 	p.own(k)
 	if _, running := p.inFlight[k]; !running {
-		p.queue = append(p.queue, k)
+		p.queue.push(k)
 		p.cond.Signal()
 	}
 	p.opts.Metrics.setQueued(len(p.pending))
@@ -177,7 +186,7 @@ func (p *Prober) Retain(owner Owner, keep ...string) {
 		delete(p.results, k)
 		delete(p.backoff, k)
 		if _, ok := p.pending[k]; ok {
-			delete(p.pending, k)
+			p.removePending(k)
 			droppedWaiting = true
 		}
 		if f, ok := p.inFlight[k]; ok {
@@ -190,14 +199,23 @@ func (p *Prober) Retain(owner Owner, keep ...string) {
 		delete(p.owned, owner)
 	}
 	if droppedWaiting {
-		q := p.queue[:0]
-		for _, k := range p.queue {
-			if _, ok := p.pending[k]; ok {
-				q = append(q, k)
-			}
-		}
-		p.queue = q
+		p.queue.filter(func(k Key) bool { _, ok := p.pending[k]; return ok })
 		p.opts.Metrics.setQueued(len(p.pending))
+	}
+}
+
+// addPending records a waiting job of a target not waiting yet. Called
+// with the lock held.
+func (p *Prober) addPending(k Key, job *Job) {
+	p.pending[k] = job
+	p.nsPending[k.Namespace]++
+}
+
+// removePending forgets a target's waiting job. Called with the lock held.
+func (p *Prober) removePending(k Key) {
+	delete(p.pending, k)
+	if p.nsPending[k.Namespace]--; p.nsPending[k.Namespace] <= 0 {
+		delete(p.nsPending, k.Namespace)
 	}
 }
 
@@ -235,8 +253,9 @@ func (p *Prober) disown(k Key) {
 	}
 }
 
-// work is one worker: it takes the first queued job whose host and
-// namespace are under their limits, runs it and records the result.
+// work is one worker: it takes the next queued job, round-robin across
+// namespaces, whose host and namespace are under their limits, runs it and
+// records the result.
 func (p *Prober) work(ctx context.Context) {
 	for {
 		job, f, ok := p.next()
@@ -256,13 +275,12 @@ func (p *Prober) next() (*Job, *flight, bool) {
 		if p.stopped {
 			return nil, nil, false
 		}
-		for i, k := range p.queue {
+		k, ok := p.queue.take(func(k Key) bool {
+			return p.hostBusy[p.pending[k].Host] < p.opts.PerHost && p.nsBusy[k.Namespace] < p.opts.PerNamespace
+		})
+		if ok {
 			job := p.pending[k]
-			if p.hostBusy[job.Host] >= p.opts.PerHost || p.nsBusy[k.Namespace] >= p.opts.PerNamespace {
-				continue
-			}
-			p.queue = append(p.queue[:i], p.queue[i+1:]...)
-			delete(p.pending, k)
+			p.removePending(k)
 			f := &flight{job: job}
 			p.inFlight[k] = f
 			p.hostBusy[job.Host]++
@@ -303,7 +321,7 @@ func (p *Prober) finish(ctx context.Context, job *Job, f *flight, out Outcome) {
 		delete(p.nsBusy, k.Namespace)
 	}
 	if _, waiting := p.pending[k]; waiting {
-		p.queue = append(p.queue, k)
+		p.queue.push(k)
 	}
 	record := ctx.Err() == nil && !f.discard
 	if record {

@@ -119,7 +119,8 @@ func MustSigner(kid, alg string) *Signer {
 	return s
 }
 
-// Claims builds the claims of a token valid from now for an hour, with
+// Claims builds the claims of a token valid from now for an hour (the
+// longest a deploy API token may live, auth.DefaultMaxTokenLifetime), with
 // audience omnia-operator.
 func Claims(subject, workspace, namespace string, role auth.Role, now time.Time) auth.Claims {
 	return auth.Claims{
@@ -137,10 +138,23 @@ func Claims(subject, workspace, namespace string, role auth.Role, now time.Time)
 }
 
 // Mint signs claims (any jwt.Claims, so a test can send odd shapes) with
-// the signer's key and kid.
+// the signer's key and kid, and the header typ JWT.
 func (s *Signer) Mint(claims jwt.Claims) (string, error) {
+	return s.MintWithHeader(claims, nil)
+}
+
+// MintWithHeader is Mint with header fields set (typ, cty, …) or, for a
+// nil value, removed.
+func (s *Signer) MintWithHeader(claims jwt.Claims, header map[string]any) (string, error) {
 	t := jwt.NewWithClaims(s.method, claims)
 	t.Header["kid"] = s.KID
+	for k, v := range header {
+		if v == nil {
+			delete(t.Header, k)
+		} else {
+			t.Header[k] = v
+		}
+	}
 	return t.SignedString(s.Key)
 }
 
@@ -164,7 +178,8 @@ func WriteJWKS(path string, signers ...*Signer) error {
 }
 
 // DelegationClaims builds the claims of a catalog delegation token for
-// workspace, valid from now for five minutes.
+// workspace, valid from now for five minutes (the longest a delegation
+// token may live, auth.DefaultMaxDelegationLifetime).
 func DelegationClaims(subject, agent, workspace string, now time.Time) auth.DelegationClaims {
 	return auth.DelegationClaims{
 		RegisteredClaims: jwt.RegisteredClaims{

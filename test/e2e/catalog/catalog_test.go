@@ -275,16 +275,23 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		expired := authtest.DelegationClaims("alice", "agents/support", ws, time.Now().Add(-time.Hour))
 		expired.ExpiresAt = jwt.NewNumericDate(time.Now().Add(-10 * time.Minute))
 		for name, tok := range map[string]string{
-			"another workspace's token": delegation(other),
-			"a deploy API token":        mint(authtest.Claims("alice", ws, ns, auth.RoleOwner, time.Now())),
-			"an expired token":          mint(expired),
-			"no token":                  "",
+			"another workspace's token":                         delegation(other),
+			"a deploy API token":                                mintWith(deploySigner, authtest.Claims("alice", ws, ns, auth.RoleOwner, time.Now())),
+			"a delegation token signed by the deploy API's key": mintWith(deploySigner, authtest.DelegationClaims("alice", "agents/support", ws, time.Now())),
+			"an expired token":                                  mint(expired),
+			"no token":                                          "",
 		} {
 			r := get(catalogPath(ws, "overview", nil), tok)
 			Expect(r.status).To(Equal(http.StatusUnauthorized), "%s: %s", name, r.body)
 			Expect(r.header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"))
 			Expect(errorOf(r)).To(Equal("a valid delegation token with audience workspace:" + ws + " is required"))
 		}
+		// The deploy API: its own key's token serves the profile; deploy
+		// claims signed by the delegation key are 401.
+		profile := "/api/v1/workspaces/" + ws + "/deploy-profile"
+		Expect(call(http.MethodGet, profile, mintWith(deploySigner, authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now()))).status).To(Equal(http.StatusOK))
+		forged := call(http.MethodGet, profile, mint(authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now())))
+		Expect(forged.status).To(Equal(http.StatusUnauthorized), "deploy claims signed by the delegation key: %s", forged.body)
 		// The other workspace's token works on its own workspace, which
 		// holds only its own Provider.
 		Eventually(func(g Gomega) {

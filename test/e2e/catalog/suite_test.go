@@ -3,8 +3,9 @@
 // kube-apiserver, etcd, kube-controller-manager, kube-scheduler and a kwok
 // Node) with the operator binary as `make run` starts it: the catalog is
 // served on the deploy API's listener (--deploy-api-bind-address) over TLS
-// with the webhook's certificate, verifying delegation tokens against a JWKS
-// file written by deploy/auth/authtest. Every request goes over TLS
+// with the webhook's certificate, verifying delegation tokens against their
+// own JWKS file (--catalog-jwks-file; the deploy API's keys are another
+// file), both written by deploy/auth/authtest. Every request goes over TLS
 // (verified with the webhook CA) with a token minted locally.
 //
 // A suite of its own, as the deploy API's: it needs operator flags
@@ -41,8 +42,11 @@ var (
 	operator  *controlplane.Operator
 	k8sClient client.Client
 	logDir    string
-	signer    *authtest.Signer
-	apiAddr   string
+	// signer signs delegation tokens (the catalog's key set);
+	// deploySigner deploy API tokens (the deploy API's, a set of its own).
+	signer       *authtest.Signer
+	deploySigner *authtest.Signer
+	apiAddr      string
 	// platformURL is the operator's --platform-api-url: its own listener.
 	platformURL string
 	httpClient  *http.Client
@@ -66,17 +70,22 @@ var _ = BeforeSuite(func() {
 	logDir, err = os.MkdirTemp("", "omnia-catalog-e2e-")
 	Expect(err).NotTo(HaveOccurred())
 
-	// The token-signing key: the operator trusts its JWKS.
+	// The token-signing keys, one set per kind of token: the operator
+	// trusts each JWKS for its own kind only.
 	signer = authtest.MustSigner("catalog-e2e", "ES256")
+	catalogJWKS := filepath.Join(logDir, "catalog-jwks.json")
+	Expect(authtest.WriteJWKS(catalogJWKS, signer)).To(Succeed())
+	deploySigner = authtest.MustSigner("deploy-e2e", "ES256")
 	jwks := filepath.Join(logDir, "jwks.json")
-	Expect(authtest.WriteJWKS(jwks, signer)).To(Succeed())
+	Expect(authtest.WriteJWKS(jwks, deploySigner)).To(Succeed())
 
 	port, err := controlplane.FreePort()
 	Expect(err).NotTo(HaveOccurred())
 	apiAddr = "127.0.0.1:" + strconv.Itoa(port)
 	platformURL = "https://" + apiAddr
 	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir,
-		"--deploy-api-bind-address", apiAddr, "--deploy-api-jwks-file", jwks, "--platform-api-url", platformURL)
+		"--deploy-api-bind-address", apiAddr, "--deploy-api-jwks-file", jwks, "--catalog-jwks-file", catalogJWKS,
+		"--platform-api-url", platformURL)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
 
@@ -101,10 +110,16 @@ var _ = AfterSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 })
 
-// mint signs claims with the trusted key.
+// mint signs claims with the trusted delegation key.
 func mint(claims jwt.Claims) string {
 	GinkgoHelper()
-	tok, err := signer.Mint(claims)
+	return mintWith(signer, claims)
+}
+
+// mintWith signs claims with s.
+func mintWith(s *authtest.Signer, claims jwt.Claims) string {
+	GinkgoHelper()
+	tok, err := s.Mint(claims)
 	Expect(err).NotTo(HaveOccurred())
 	return tok
 }

@@ -354,7 +354,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 	DescribeTable("400: a refused intent names the key or the rule, and writes nothing",
 		func(body string, wantPath, wantRule, wantField string) {
 			ns400 := freshNamespace("deploy-400")
-			r := call(http.MethodPost, "/api/v1/workspaces/acme/deployments", token(claimsFor(ns400, auth.RoleEditor)), []byte(body))
+			r := call(http.MethodPost, deploymentsPath(ns400), token(claimsFor(ns400, auth.RoleEditor)), []byte(body))
 			Expect(r.status).To(Equal(http.StatusBadRequest), "%s", r.body)
 			var er intent.ErrorResponse
 			Expect(json.Unmarshal(r.body, &er)).To(Succeed(), "%s", r.body)
@@ -382,7 +382,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 
 	It("401: no token, an expired one, one for another audience and one signed by an unknown key are refused alike", func() {
 		body := mustJSON(publishedIntent(vendor.URL+"/lookup", agent("x-bot")))
-		expired := authtest.Claims("alice", "acme", ns, auth.RoleEditor, time.Now().Add(-3*time.Hour))
+		expired := authtest.Claims("alice", ns, ns, auth.RoleEditor, time.Now().Add(-3*time.Hour))
 		otherAudience := claimsFor(ns, auth.RoleEditor)
 		otherAudience.Audience = jwt.ClaimStrings{"omnia-dashboard"}
 		stranger, err := authtest.MustSigner("dash-e2e", "ES256").Mint(claimsFor(ns, auth.RoleEditor))
@@ -394,7 +394,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			"wrong audience":      token(otherAudience),
 			"unknown signing key": stranger,
 		} {
-			r := call(http.MethodPost, "/api/v1/workspaces/acme/deployments", bearer, body)
+			r := call(http.MethodPost, deploymentsPath(ns), bearer, body)
 			Expect(r.status).To(Equal(http.StatusUnauthorized), "%s: %s", what, r.body)
 			Expect(r.header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"), what)
 			bodies = append(bodies, string(r.body))
@@ -408,15 +408,35 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 
 	It("403: a viewer deploying, and an editor of another workspace, are refused", func() {
 		body := mustJSON(publishedIntent(vendor.URL+"/lookup", agent("x-bot")))
-		viewer := call(http.MethodPost, "/api/v1/workspaces/acme/deployments", token(claimsFor(ns, auth.RoleViewer)), body)
+		viewer := call(http.MethodPost, deploymentsPath(ns), token(claimsFor(ns, auth.RoleViewer)), body)
 		Expect(viewer.status).To(Equal(http.StatusForbidden), "%s", viewer.body)
 		other := call(http.MethodPost, "/api/v1/workspaces/globex/deployments", token(claimsFor(ns, auth.RoleEditor)), body)
 		Expect(other.status).To(Equal(http.StatusForbidden), "%s", other.body)
 		// The viewer may read the profile: the 403 was the role.
-		profile := call(http.MethodGet, "/api/v1/workspaces/acme/deploy-profile", token(claimsFor(ns, auth.RoleViewer)), nil)
+		profile := call(http.MethodGet, "/api/v1/workspaces/"+ns+"/deploy-profile", token(claimsFor(ns, auth.RoleViewer)), nil)
 		Expect(profile.status).To(Equal(http.StatusOK), "%s", profile.body)
 		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x-bot"}, &v1alpha1.AgentRuntime{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+	})
+
+	It("403: a token of workspace A claiming workspace B's namespace writes nothing to B; 404: a workspace no Workspace names", func() {
+		nsB := freshNamespace("deploy-victim")
+		mockProvider(nsB, "mock")
+		before, beforeA := snapshot(nsB), snapshot(ns)
+		body := mustJSON(publishedIntent(vendor.URL+"/lookup", agent("squat-bot")))
+		// An owner of workspace ns (A) whose token claims B's namespace.
+		forged := claimsFor(ns, auth.RoleOwner)
+		forged.Namespace = nsB
+		r := call(http.MethodPost, deploymentsPath(ns), token(forged), body)
+		Expect(r.status).To(Equal(http.StatusForbidden), "%s", r.body)
+		plan := call(http.MethodPost, "/api/v1/workspaces/"+ns+"/deploy/plan", token(forged), []byte(`{"deployConfig":{"providers":[{"name":"default","ref":"mock"}]}}`))
+		Expect(plan.status).To(Equal(http.StatusForbidden), "%s", plan.body)
+		// A workspace with no Workspace, its token claiming B's namespace.
+		ghost := authtest.Claims("alice", "no-such-workspace", nsB, auth.RoleOwner, time.Now())
+		missing := call(http.MethodPost, deploymentsPath("no-such-workspace"), token(ghost), body)
+		Expect(missing.status).To(Equal(http.StatusNotFound), "%s", missing.body)
+		Expect(snapshot(nsB)).To(Equal(before), "nothing written to B")
+		Expect(snapshot(ns)).To(Equal(beforeA), "nor to A")
 	})
 
 	It("413: a body over --deploy-api-max-body-bytes is refused with the limit", func() {

@@ -145,9 +145,10 @@ func token(claims auth.Claims) string {
 	return tok
 }
 
-// claimsFor is a valid token's claims for the workspace "acme" in ns.
+// claimsFor is a valid token's claims for the workspace of ns
+// (freshNamespace names it after ns).
 func claimsFor(ns string, role auth.Role) auth.Claims {
-	return authtest.Claims("alice", "acme", ns, role, time.Now())
+	return authtest.Claims("alice", ns, ns, role, time.Now())
 }
 
 // reply is one deploy API answer.
@@ -175,12 +176,15 @@ func call(method, path, bearer string, body []byte) reply {
 	return reply{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-// deploy POSTs an intent to the workspace acme's deployments route as an
-// editor of ns.
+// deploy POSTs an intent to the deployments route of ns's workspace as an
+// editor.
 func deploy(ns string, in any) reply {
 	GinkgoHelper()
-	return call(http.MethodPost, "/api/v1/workspaces/acme/deployments", token(claimsFor(ns, auth.RoleEditor)), mustJSON(in))
+	return call(http.MethodPost, deploymentsPath(ns), token(claimsFor(ns, auth.RoleEditor)), mustJSON(in))
 }
+
+// deploymentsPath is the deployments route of workspace ws.
+func deploymentsPath(ws string) string { return "/api/v1/workspaces/" + ws + "/deployments" }
 
 func mustJSON(v any) []byte {
 	GinkgoHelper()
@@ -192,11 +196,20 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// freshNamespace creates a namespace named <prefix>-<random>.
+// freshNamespace creates a namespace named <prefix>-<random> and its
+// Workspace, named after it (the deploy API acts in the Workspace's
+// spec.namespace.name), and waits until the deploy API serves it.
 func freshNamespace(prefix string) string {
 	GinkgoHelper()
+	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	Expect(k8sClient.Create(ctx, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name},
+		Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: ns.Name}}})).To(Succeed())
+	// Until the operator's cache holds the Workspace its routes are 404.
+	Eventually(func() int {
+		return call(http.MethodGet, "/api/v1/workspaces/"+ns.Name+"/deploy-profile", token(claimsFor(ns.Name, auth.RoleViewer)), nil).status
+	}).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(http.StatusOK))
 	return ns.Name
 }
 
