@@ -64,6 +64,11 @@ type Config struct {
 	// handler honours it as well, should a registration lack the selector.
 	// Empty excludes nothing.
 	ExcludedNamespace string
+	// PodSecurity are the operator's pod limits (--pod-security-level,
+	// --agent-runtime-classes) the pod rules judge with
+	// (rules.PodSecurityFacts; namespacefacts.go hands them over). Zero:
+	// the defaults.
+	PodSecurity rules.PodSecuritySettings
 	// AllowNamespaceDowngrade lets a namespace label choose a mode less
 	// strict than Mode (enforce > warn > audit). Off, a tenant who may label
 	// their namespace cannot switch enforcement off for themselves.

@@ -1,13 +1,12 @@
 package agentruntime
 
 import (
-	"encoding/json"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Operator volumes. Their names carry an omnia- prefix so they do not
@@ -62,28 +61,12 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 	return append(vols, extra...), nil
 }
 
-// ExtraVolumes decodes podOverrides.extraVolumes, which the schema keeps as
-// raw objects, into Volumes. A value that is not a Volume is an error naming
-// its field: the Deployment cannot be built (the API server would refuse it
-// anyway).
+// ExtraVolumes decodes podOverrides.extraVolumes into Volumes
+// (rules.AgentRuntimeExtraVolumes: the decoding the agentruntime/pod-security
+// rule judges). A value that is not a Volume is an error naming its field:
+// the Deployment cannot be built.
 func ExtraVolumes(ar *v1alpha1.AgentRuntime) ([]corev1.Volume, error) {
-	po := ar.Spec.PodOverrides
-	if po == nil {
-		return nil, nil
-	}
-	out := make([]corev1.Volume, 0, len(po.ExtraVolumes))
-	for i, raw := range po.ExtraVolumes {
-		p := field.NewPath("spec", "podOverrides", "extraVolumes").Index(i)
-		var v corev1.Volume
-		if err := json.Unmarshal(raw.Raw, &v); err != nil {
-			return nil, field.Invalid(p, string(raw.Raw), "not a core/v1 Volume: "+err.Error())
-		}
-		if v.Name == "" {
-			return nil, field.Required(p.Child("name"), "every extra volume needs a name")
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return rules.AgentRuntimeExtraVolumes(ar)
 }
 
 // mediaClaim is media.storage.local.volumeClaim and the path it is mounted
