@@ -3,8 +3,10 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	psapi "k8s.io/pod-security-admission/api"
 )
 
@@ -55,6 +57,28 @@ func ParsePodSecurityLevel(s string) (string, error) {
 	l := psapi.Level(s)
 	if !l.Valid() {
 		return "", fmt.Errorf("pod security level %q: must be one of privileged, baseline, restricted", s)
+	}
+	return s, nil
+}
+
+// ParsePodSecuritySettings checks and converts the flags
+// --pod-security-level (ParsePodSecurityLevel) and --agent-runtime-classes
+// (comma-separated RuntimeClass names), for the operator and omniactl
+// alike.
+func ParsePodSecuritySettings(level, runtimeClasses string) (PodSecuritySettings, error) {
+	l, err := ParsePodSecurityLevel(level)
+	if err != nil {
+		return PodSecuritySettings{}, fmt.Errorf("--pod-security-level: %w", err)
+	}
+	s := PodSecuritySettings{Level: l}
+	for c := range strings.SplitSeq(runtimeClasses, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		if errs := validation.IsDNS1123Subdomain(c); len(errs) > 0 {
+			return PodSecuritySettings{}, fmt.Errorf("--agent-runtime-classes: %q is not a RuntimeClass name: %s", c, strings.Join(errs, "; "))
+		}
+		s.RuntimeClasses = append(s.RuntimeClasses, c)
 	}
 	return s, nil
 }

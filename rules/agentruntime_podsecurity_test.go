@@ -181,7 +181,8 @@ func TestAgentRuntimePodSecurityMessage(t *testing.T) {
 	}
 }
 
-// TestParsePodSecurityLevel: the flag takes Kubernetes' level names only.
+// TestParsePodSecurityLevel: the flags take Kubernetes' level names and
+// RuntimeClass names only.
 func TestParsePodSecurityLevel(t *testing.T) {
 	for _, ok := range []string{"privileged", "baseline", "restricted"} {
 		if got, err := ParsePodSecurityLevel(ok); err != nil || got != ok {
@@ -195,5 +196,13 @@ func TestParsePodSecurityLevel(t *testing.T) {
 	}
 	if got := PodSecuritySettingsOf(NoFacts{}); got.Level != "baseline" || got.RuntimeClasses != nil {
 		t.Errorf("default settings = %+v", got)
+	}
+	if s, err := ParsePodSecuritySettings("restricted", " gvisor, kata ,"); err != nil || s.Level != "restricted" || strings.Join(s.RuntimeClasses, ",") != "gvisor,kata" {
+		t.Errorf("ParsePodSecuritySettings = %+v, %v", s, err)
+	}
+	for _, bad := range [][2]string{{"strict", ""}, {"baseline", "gVisor"}, {"baseline", "a b"}} {
+		if _, err := ParsePodSecuritySettings(bad[0], bad[1]); err == nil {
+			t.Errorf("ParsePodSecuritySettings(%q, %q) accepted", bad[0], bad[1])
+		}
 	}
 }

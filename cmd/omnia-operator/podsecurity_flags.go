@@ -2,10 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/rules"
@@ -34,19 +30,5 @@ func init() {
 
 // podSecuritySettings checks and converts the two flags.
 func podSecuritySettings(level, classes string) (rules.PodSecuritySettings, error) {
-	l, err := rules.ParsePodSecurityLevel(level)
-	if err != nil {
-		return rules.PodSecuritySettings{}, fmt.Errorf("--pod-security-level: %w", err)
-	}
-	s := rules.PodSecuritySettings{Level: l}
-	for c := range strings.SplitSeq(classes, ",") {
-		if c = strings.TrimSpace(c); c == "" {
-			continue
-		}
-		if errs := validation.IsDNS1123Subdomain(c); len(errs) > 0 {
-			return rules.PodSecuritySettings{}, fmt.Errorf("--agent-runtime-classes: %q: %s", c, strings.Join(errs, "; "))
-		}
-		s.RuntimeClasses = append(s.RuntimeClasses, c)
-	}
-	return s, nil
+	return rules.ParsePodSecuritySettings(level, classes)
 }
