@@ -76,7 +76,10 @@ type agentRuntimePodSecurityLevel struct {
 // the operator's floor at the latest version, and the namespace's enforce
 // label at its enforce-version (read as the API server's PodSecurity
 // admission reads it: an invalid level is restricted, an invalid version
-// latest). Privileged levels are left out: they check nothing.
+// latest). Privileged levels are left out: they check nothing. A Namespace
+// the facts do not know (omniactl given no Namespace document, a webhook
+// lookup that failed) is judged at the floor alone: the API server's own
+// PodSecurity admission still enforces the label on the pods.
 func agentRuntimePodSecurityLevels(ar *v1alpha1.AgentRuntime, facts Facts) []agentRuntimePodSecurityLevel {
 	var out []agentRuntimePodSecurityLevel
 	if floor, err := psapi.ParseLevel(PodSecuritySettingsOf(facts).Level); err == nil && floor != psapi.LevelPrivileged {
