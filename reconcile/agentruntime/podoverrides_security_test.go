@@ -218,7 +218,10 @@ func podSecurityAgent(t *testing.T, ns string, labels map[string]string, mut fun
 	setPackPhase(t, pack, v1alpha1.PromptPackPhaseReady)
 	ar := agent(func(a *v1alpha1.AgentRuntime) {
 		a.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "prompts"}
-	}, mut)
+		if mut != nil {
+			mut(a)
+		}
+	})
 	ar.Namespace, ar.UID = ns, ""
 	if err := k8s.Create(ctx, ar); err != nil {
 		t.Fatalf("create AgentRuntime: %v", err)
