@@ -88,7 +88,7 @@ func TestHandlerAdmissionFacts(t *testing.T) {
 			old: withGeneration(t, agent(t, "", ""), 3, false), facts: &packFacts{err: unavailable},
 			wantCode: http.StatusServiceUnavailable, wantText: "retry shortly"},
 		{name: "facts unavailable in warn mode: admitted with a warning", object: agent(t, "", ""), mode: admission.ModeWarn,
-			facts: &packFacts{err: errors.New("cache not started")}, wantAllowed: true, wantText: "agentruntime/promptpack-live-ref not checked"},
+			facts: &packFacts{err: errors.New("cache not started")}, wantAllowed: true, wantText: "agentruntime/promptpack-live-ref, agentruntime/runtime-class-allowed not checked"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

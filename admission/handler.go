@@ -64,6 +64,11 @@ type Config struct {
 	// handler honours it as well, should a registration lack the selector.
 	// Empty excludes nothing.
 	ExcludedNamespace string
+	// PodSecurity are the operator's pod limits (--pod-security-level,
+	// --agent-runtime-classes) the pod rules judge with
+	// (rules.PodSecurityFacts; namespacefacts.go hands them over). Zero:
+	// the defaults.
+	PodSecurity rules.PodSecuritySettings
 	// AllowNamespaceDowngrade lets a namespace label choose a mode less
 	// strict than Mode (enforce > warn > audit). Off, a tenant who may label
 	// their namespace cannot switch enforcement off for themselves.
@@ -138,8 +143,15 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 			return h.factsUnavailable(mode, admissionFactsRules(cat, h.kind), err)
 		}
 	}
+	// A Namespace that could not be looked up fails the request closed
+	// only for the policy rules, whose selectors may have skipped it. The
+	// pod rule (agentruntime/pod-security) then judges at the operator's
+	// floor alone: the API server's PodSecurity admission still enforces
+	// the namespace's own label on the pods, and the reconciler reports it.
 	if err := nsFacts.Err(); err != nil {
-		return h.factsUnavailable(mode, policyRules(cat, h.kind), err)
+		if named := policyRules(cat, h.kind); named != "" {
+			return h.factsUnavailable(mode, named, err)
+		}
 	}
 	// The same order as every other surface (omniactl, conditions).
 	rules.SortFindings(findings)

@@ -32,17 +32,23 @@ type requestFacts struct {
 	rules.Facts
 	ctx    context.Context
 	lookup NamespaceGetter
+	// podSecurity are the Config's, for the pod rules
+	// (rules.PodSecurityFacts), whichever facts the request uses.
+	podSecurity rules.PodSecuritySettings
 
 	mu   sync.Mutex
 	seen map[string]*corev1.Namespace
 	errs []error
 }
 
-var _ rules.NamespaceFacts = (*requestFacts)(nil)
+var (
+	_ rules.NamespaceFacts   = (*requestFacts)(nil)
+	_ rules.PodSecurityFacts = (*requestFacts)(nil)
+)
 
 // namespaceFacts wraps facts with the Config's Namespace source.
 func (c *Config) namespaceFacts(ctx context.Context, facts rules.Facts) *requestFacts {
-	f := &requestFacts{Facts: facts, ctx: ctx, seen: map[string]*corev1.Namespace{}}
+	f := &requestFacts{Facts: facts, ctx: ctx, seen: map[string]*corev1.Namespace{}, podSecurity: c.PodSecurity}
 	switch {
 	case c.Namespace != nil:
 		f.lookup = c.Namespace
@@ -89,6 +95,9 @@ func (f *requestFacts) Namespace(name string) (*corev1.Namespace, bool) {
 		return nil, false
 	}
 }
+
+// PodSecuritySettings implements rules.PodSecurityFacts.
+func (f *requestFacts) PodSecuritySettings() rules.PodSecuritySettings { return f.podSecurity }
 
 // Err returns the Namespace lookups that could not be answered.
 func (f *requestFacts) Err() error {

@@ -578,6 +578,8 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/tool-registry-exists":           {StageReconcile, SeverityWarn, "ToolRegistryReady", "ToolRegistryNotFound"},
 		"agentruntime/a2a-client-resolves":            {StageReconcile, SeverityWarn, "A2AClientsResolved", "Unresolved"},
 		"agentruntime/volume-claims-exist":            {StageReconcile, SeverityWarn, "Volumes", "PersistentVolumeClaimNotFound"},
+		"agentruntime/pod-security":                   {StageAdmission, SeverityDeny, "DeploymentReady", "PodSecurityViolation"},
+		"agentruntime/runtime-class-allowed":          {StageReconcile, SeverityDeny, "DeploymentReady", "RuntimeClassNotAllowed"},
 	}
 	for id, w := range want {
 		r, ok := Default.Lookup(id)

@@ -43,7 +43,9 @@ func TestSeverityOverridesRefuseWhatTheyCannotAffect(t *testing.T) {
 
 // TestAdmissionFactsRules: the rules the webhook runs with cluster facts are
 // exactly those the spec says it refuses with them (agentruntime.md,
-// promptPackRef: a version or track on a live PromptPack, a rollout of one).
+// promptPackRef: a version or track on a live PromptPack, a rollout of one),
+// and the RuntimeClass limit (issue 24: the Workspace's own class is allowed
+// besides the operator's list, so the webhook reads the Workspace).
 func TestAdmissionFactsRules(t *testing.T) {
 	var got []string
 	for _, r := range Default.Rules() {
@@ -51,7 +53,7 @@ func TestAdmissionFactsRules(t *testing.T) {
 			got = append(got, r.ID)
 		}
 	}
-	if want := "agentruntime/promptpack-live-ref"; strings.Join(got, ",") != want {
+	if want := "agentruntime/promptpack-live-ref,agentruntime/runtime-class-allowed"; strings.Join(got, ",") != want {
 		t.Errorf("AdmissionFacts rules = %v, want [%s]", got, want)
 	}
 	if !Default.NeedsAdmissionFacts(kindAgentRuntime) || Default.NeedsAdmissionFacts("Provider") {

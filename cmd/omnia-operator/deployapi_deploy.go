@@ -59,8 +59,12 @@ func init() {
 				return fmt.Errorf("--deploy-api-pseudonym-key-file %s is empty", pseudonymKeyFile)
 			}
 		}
+		podSecurity, err := podSecuritySettings(*podSecurityLevel, *agentRuntimeClasses)
+		if err != nil {
+			return err
+		}
 		o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
-			schema: schema, pseudonymKey: key}
+			schema: schema, pseudonymKey: key, podSecurity: podSecurity}
 		return nil
 	})
 }
@@ -76,6 +80,8 @@ type intentDeployer struct {
 	schema *rules.SchemaValidator
 	// pseudonymKey keys the dev users' pseudonyms (nil: unkeyed).
 	pseudonymKey []byte
+	// podSecurity are the operator's pod limits (podsecurity_flags.go).
+	podSecurity rules.PodSecuritySettings
 }
 
 // Deploy is 400 for an intent that does not decode or breaks a
@@ -90,7 +96,7 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 	if err != nil {
 		return server.Response{Status: http.StatusBadRequest, Body: intent.BadRequest(err)}
 	}
-	facts := clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore)
+	facts := d.facts(ctx)
 	if in.Pack.Project != nil {
 		return d.deployProject(ctx, caller, in, facts)
 	}
@@ -102,6 +108,12 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 		Check:  apply.Check{Schema: d.schema, Facts: facts},
 	})
 	return server.Response{Status: status, Body: res}
+}
+
+// facts are the catalog's facts from the cache, with the operator's pod
+// limits (the pod rules judge a deployed agent as the webhook does).
+func (d intentDeployer) facts(ctx context.Context) rules.Facts {
+	return rules.WithPodSecuritySettings(clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore), d.podSecurity)
 }
 
 // deployProject answers a pack.project intent: the dev agent of the

@@ -50,6 +50,11 @@ func main() {
 		log.Error(err, "bad --enforcement-mode")
 		os.Exit(2)
 	}
+	podSecurity, err := podSecuritySettings(*podSecurityLevel, *agentRuntimeClasses)
+	if err != nil {
+		log.Error(err, "bad pod security flags")
+		os.Exit(2)
+	}
 
 	scheme := runtime.NewScheme()
 	must(clientgoscheme.AddToScheme(scheme))
@@ -112,6 +117,7 @@ func main() {
 		},
 		ExcludedNamespace:       excludedNS,
 		AllowNamespaceDowngrade: allowDowngrade,
+		PodSecurity:             podSecurity,
 		ClusterFacts:            webhookFacts,
 	})
 

@@ -40,6 +40,10 @@ type checkConfig struct {
 	// License is the verified licence the rules see (--license); the zero
 	// value is the open-core licence.
 	License rules.License
+	// PodSecurity are the operator's pod limits the pod rules judge with
+	// (--pod-security-level, --agent-runtime-classes, as the operator's
+	// flags of the same names); zero: the operator's defaults.
+	PodSecurity rules.PodSecuritySettings
 	// PolicyPaths are the --policy files and directories: their
 	// ValidationPolicies are compiled and their rules join the catalog.
 	PolicyPaths []string
@@ -448,7 +452,8 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 		}
 	}
 
-	intentResults, err := evaluateIntents(docs, facts)
+	judged := rules.WithPodSecuritySettings(facts, cfg.PodSecurity)
+	intentResults, err := evaluateIntents(docs, judged)
 	if err != nil {
 		return nil, err
 	}
@@ -465,9 +470,9 @@ func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, c
 		}
 		d.raw = nil
 		if cfg.PolicyApplied {
-			rep.Results[j].Applied = appliedPolicyRules(cat, d.kind, obj, facts)
+			rep.Results[j].Applied = appliedPolicyRules(cat, d.kind, obj, judged)
 		}
-		rep.Results[j].Findings, errs[j] = rules.Full(ctx, sv, cat, obj, nil, facts, opts)
+		rep.Results[j].Findings, errs[j] = rules.Full(ctx, sv, cat, obj, nil, judged, opts)
 	})
 	var problems []string
 	for j, err := range errs {

@@ -150,8 +150,12 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		severities = rules.SeverityOverrides{}
 		lic        licenseCheckFlags
 		policyArgs pathsFlag
+		podLevel   string
+		podClasses string
 	)
 	lic.bind(fs)
+	fs.StringVar(&podLevel, "pod-security-level", rules.DefaultPodSecurityLevel, "the operator's Pod Security floor agent pods are judged at (privileged, baseline or restricted; as the operator's flag)")
+	fs.StringVar(&podClasses, "agent-runtime-classes", "", "comma-separated RuntimeClasses agents may name in podOverrides.runtimeClassName (as the operator's flag); empty: any")
 	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
 	fs.Var(&policyArgs, "policy", "ValidationPolicy file or directory (recursive: *.yaml, *.yml, *.json) whose rules join the catalog; repeatable")
 	fs.StringVar(&format, "o", formatTable, "output: table, json, sarif or junit")
@@ -182,7 +186,13 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "omniactl check: --license:", err)
 		return exitInput
 	}
-	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license, PolicyPaths: policyArgs})
+	podSecurity, err := rules.ParsePodSecuritySettings(podLevel, podClasses)
+	if err != nil {
+		fmt.Fprintln(stderr, "omniactl check:", err)
+		return exitInput
+	}
+	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license,
+		PolicyPaths: policyArgs, PodSecurity: podSecurity})
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {

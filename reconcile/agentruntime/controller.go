@@ -77,6 +77,12 @@ type Options struct {
 
 	// Platform renders platform handlers' tools (platform_tools.go).
 	Platform PlatformOptions
+
+	// PodSecurity are the operator's pod limits the pod checks judge with
+	// (--pod-security-level, --agent-runtime-classes): the same the
+	// webhook and the deploy API use. Zero: the defaults (baseline, any
+	// RuntimeClass).
+	PodSecurity rules.PodSecuritySettings
 }
 
 // Reconciler reconciles AgentRuntimes.
@@ -166,7 +172,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys)
-	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: ar, Facts: facts}, rules.Options{})
+	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: ar, Facts: rules.WithPodSecuritySettings(facts, r.opts.PodSecurity)}, rules.Options{})
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)
 	}

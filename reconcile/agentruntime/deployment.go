@@ -15,11 +15,12 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Container names in the agent pod.
+// Container names in the agent pod (rules names them: the Pod Security
+// rule judges the same three containers).
 const (
-	ContainerFacade       = "facade"
-	ContainerRuntime      = "runtime"
-	ContainerPolicyBroker = "policy-broker"
+	ContainerFacade       = rules.AgentRuntimeContainerFacade
+	ContainerRuntime      = rules.AgentRuntimeContainerRuntime
+	ContainerPolicyBroker = rules.AgentRuntimeContainerPolicyBroker
 )
 
 // revisionHistoryLimit keeps three old ReplicaSets per agent instead of the
@@ -81,10 +82,8 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 		RestartPolicy:                 corev1.RestartPolicyAlways,
 		DNSPolicy:                     corev1.DNSClusterFirst,
 		SchedulerName:                 corev1.DefaultSchedulerName,
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		// The one definition the agentruntime/pod-security rule judges.
+		SecurityContext: rules.AgentRuntimePodSecurityContext(),
 	}
 
 	maxSurge, maxUnavailable := intstr.FromString("25%"), intstr.FromInt32(0)
@@ -225,9 +224,10 @@ func brokerContainer(ar *v1alpha1.AgentRuntime, r *Resolved) corev1.Container {
 
 // baseContainer holds what every container shares, with the API server's
 // defaults written out (so a comparison with the applied object does not
-// see a difference that is not one) and a restricted security context: no
-// privilege escalation, no capabilities, a read-only root filesystem (a
-// writable /tmp is mounted), non-root.
+// see a difference that is not one) and the restricted security context
+// rules.AgentRuntimeContainerSecurityContext (no privilege escalation, no
+// capabilities, a read-only root filesystem — a writable /tmp is mounted —
+// non-root), the one the agentruntime/pod-security rule judges.
 func baseContainer(name, image string) corev1.Container {
 	return corev1.Container{
 		Name:                     name,
@@ -235,12 +235,7 @@ func baseContainer(name, image string) corev1.Container {
 		ImagePullPolicy:          corev1.PullIfNotPresent,
 		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			ReadOnlyRootFilesystem:   ptr.To(true),
-			RunAsNonRoot:             ptr.To(true),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		},
+		SecurityContext:          rules.AgentRuntimeContainerSecurityContext(),
 	}
 }
 

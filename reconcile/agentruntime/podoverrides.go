@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // The podOverrides merge, as agentruntime.md#podoverrides's tables say. The
@@ -27,13 +28,11 @@ func podLabels(ar *v1alpha1.AgentRuntime) map[string]string {
 
 // podAnnotations are extraPodAnnotations with podOverrides.annotations
 // merged over them ("your values win"; podOverrides win over
-// extraPodAnnotations), and the operator's ConfigHashAnnotation.
+// extraPodAnnotations: rules.AgentRuntimeUserPodAnnotations, the merge the
+// agentruntime/pod-security rule judges), and the operator's
+// ConfigHashAnnotation.
 func podAnnotations(ar *v1alpha1.AgentRuntime) map[string]string {
-	out := map[string]string{}
-	maps.Copy(out, ar.Spec.ExtraPodAnnotations)
-	if po := ar.Spec.PodOverrides; po != nil {
-		maps.Copy(out, po.Annotations)
-	}
+	out := rules.AgentRuntimeUserPodAnnotations(ar)
 	out[ConfigHashAnnotation] = ConfigHash(ar)
 	return out
 }

@@ -11,9 +11,10 @@ import (
 type workloadPlan struct {
 	res Resolved
 	// held is true while the workload must not be applied: no runtime
-	// image, the PromptPack or a Provider is not usable, or the Workspace
-	// has not admitted the agent (quota.go). Nothing is created, and what
-	// exists is left as it is.
+	// image, the PromptPack or a Provider is not usable, the pod breaks a
+	// pod check (podoverrides_security.go), or the Workspace has not
+	// admitted the agent (quota.go). Nothing is created, and what exists
+	// is left as it is.
 	held bool
 }
 
@@ -24,7 +25,7 @@ type workloadPlan struct {
 func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts, findings []rules.Finding, in *statusInput) workloadPlan {
 	image, imageOK := rules.AgentRuntimeFrameworkImage(ar, r.opts.FrameworkImages, r.opts.BuiltinRuntimeImage)
 	in.frameworkImageOK = imageOK
-	plan := workloadPlan{held: !imageOK, res: Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
+	plan := workloadPlan{held: !imageOK || podChecksHold(findings), res: Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
 		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]ResolvedProvider{}}}
 	for _, f := range findings {
 		switch f.Condition {

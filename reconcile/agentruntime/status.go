@@ -137,7 +137,11 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	set(fw)
 	set(reservedEnvCondition(in.dropped, gen))
 	setIdleTimeoutCondition(&st.Conditions, ar, in.findings, in.now)
-	set(deploymentCondition(in.deployment, gen))
+	if c, held := podChecksCondition(in.findings, gen); held {
+		set(c)
+	} else {
+		set(deploymentCondition(in.deployment, gen))
+	}
 	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
 		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
 	if !in.serviceApplied {

@@ -4,9 +4,9 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Operator volumes. Their names carry an omnia- prefix so they do not
@@ -61,16 +61,12 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 	return append(vols, extra...), nil
 }
 
-// ExtraVolumes decodes podOverrides.extraVolumes, which the schema keeps as
-// raw objects, into Volumes. A value that is not a Volume is an error naming
-// its field: the Deployment cannot be built (the API server would refuse it
-// anyway).
+// ExtraVolumes decodes podOverrides.extraVolumes into Volumes
+// (rules.AgentRuntimeExtraVolumes: the decoding the agentruntime/pod-security
+// rule judges). A value that is not a Volume is an error naming its field:
+// the Deployment cannot be built.
 func ExtraVolumes(ar *v1alpha1.AgentRuntime) ([]corev1.Volume, error) {
-	vols, ferr := v1alpha1.DecodeExtraVolumes(ar.Spec.PodOverrides, field.NewPath("spec", "podOverrides", "extraVolumes"))
-	if ferr != nil {
-		return nil, ferr
-	}
-	return vols, nil
+	return rules.AgentRuntimeExtraVolumes(ar)
 }
 
 // mediaClaim is media.storage.local.volumeClaim and the path it is mounted
