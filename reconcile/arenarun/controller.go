@@ -890,12 +890,15 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 		}
 		url, err := r.queueURL(ctx, run, st, ws)
 		if conflict := (*queueSecretConflict)(nil); errors.As(err, &conflict) {
-			// The queue cannot be drained where the workers would look:
-			// the Job is gone; the run ends Cancelled all the same.
-			msg = "cancelled by spec.cancelled; the queue was not drained: " + conflict.msg
-			finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
-			s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
-			return nil
+			// The Secret is refused; the queue is drained where the operator
+			// decided it is, when it still knows where that is.
+			if conflict.trustedURL == "" {
+				msg = "cancelled by spec.cancelled; the queue was not drained: " + conflict.msg
+				finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
+				s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
+				return nil
+			}
+			url, err = conflict.trustedURL, nil
 		}
 		if err != nil {
 			return err

@@ -245,8 +245,8 @@ func TestDriftedGroupStillRefusesAnEditedSecret(t *testing.T) {
 	}
 }
 
-// operatorConns lists the connections CLIENT LIST shows on srv that go-redis
-// opened (lib-name=go-redis): the test's own look is a raw connection.
+// operatorConns lists the connections CLIENT LIST shows on srv but the one
+// asking: the operator's, and the test workers' while they are connected.
 func operatorConns(t *testing.T, srv *testredis.Server) []string {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", srv.Addr, 5*time.Second)
@@ -273,8 +273,8 @@ func operatorConns(t *testing.T, srv *testredis.Server) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(string(body[:n]), "\n") {
-		if strings.Contains(line, "lib-name=go-redis") {
-			out = append(out, strings.TrimSpace(line))
+		if line = strings.TrimSpace(line); line != "" && !strings.Contains(line, "cmd=client|list") {
+			out = append(out, line)
 		}
 	}
 	return out
@@ -291,8 +291,14 @@ func TestQueueConnectionClosedWhenTheRunEnds(t *testing.T) {
 	workspace(t, ns, redisGroup(&v1alpha1.WorkspaceRedis{URL: srv.URL()}))
 	newRun(t, ns, "q", v1alpha1.ArenaJobSpec{Providers: providers("gpt")})
 	waitFor(t, ns, "q", "Running", phaseIs(v1alpha1.ArenaRunPhaseRunning))
-	if conns := operatorConns(t, srv); len(conns) == 0 {
+	conns := operatorConns(t, srv)
+	if len(conns) == 0 {
 		t.Fatal("CLIENT LIST shows no connection of the operator while the run runs")
+	}
+	for _, c := range conns {
+		if !strings.Contains(c, "name="+QueueClientName+" ") {
+			t.Fatalf("a connection without the operator's client name: %s", c)
+		}
 	}
 	wc, err := queue.Connect(srv.URL())
 	if err != nil {
@@ -312,3 +318,4 @@ func TestQueueConnectionClosedWhenTheRunEnds(t *testing.T) {
 		t.Fatalf("the operator's connections are still open after the run ended: %v", left)
 	}
 }
+
