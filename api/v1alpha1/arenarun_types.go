@@ -73,6 +73,12 @@ const (
 	ArenaRunReasonWorkersClamped              = "WorkersClamped"
 	ArenaRunReasonOutputUploaded              = "OutputUploaded"
 	ArenaRunReasonOutputUploadFailed          = "OutputUploadFailed"
+	// ArenaRunReasonQueueSecretConflict: the Secret the run's workers read
+	// the queue URL from is not what the operator pinned (written by someone
+	// else, changed since, or gone when it cannot be written again). The
+	// run does not use it: JobCreated=False before the worker Job exists,
+	// the run Failed after.
+	ArenaRunReasonQueueSecretConflict = "QueueSecretConflict"
 )
 
 // ArenaRunSpec is one execution of an ArenaJob, created by the job's controller.
@@ -152,6 +158,14 @@ type ArenaRunQueue struct {
 	// difference sets the QueueRedisDrifted condition.
 	// +optional
 	ConfigHash string `json:"configHash,omitempty"`
+
+	// secretVersion pins the service group's existingSecret the queue is
+	// read from: its uid and resourceVersion when the operator first read it
+	// ("<uid>/<resourceVersion>"). A Secret replaced or written since is
+	// refused (reason QueueSecretConflict). Set for an existingSecret group only.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	SecretVersion string `json:"secretVersion,omitempty"`
 }
 
 // ArenaRunProgress counts a run's work items.

@@ -12,6 +12,7 @@ package queue
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,25 +134,56 @@ func New(rdb redis.UniversalClient, namespace, name string) *Queue {
 	return &Queue{rdb: rdb, prefix: KeyPrefix(namespace, name)}
 }
 
-// Connect parses a redis:// or rediss:// URL and returns a client.
+// Connect parses a redis:// or rediss:// URL and returns a client whose
+// connections read through the reply guard (MaxReplyBytes).
 func Connect(url string) (*redis.Client, error) {
-	return ConnectDialer(url, nil)
+	return ConnectWith(url, ConnectOptions{})
 }
 
-// ConnectDialer is Connect with every connection made by dialer (nil: the
-// default dialer). The operator passes its egress guard's dialer: a
-// Workspace's redis URL must not make it dial a link-local or cloud
-// metadata address.
-func ConnectDialer(url string, dialer *net.Dialer) (*redis.Client, error) {
+// ConnectOptions are how ConnectWith opens connections.
+type ConnectOptions struct {
+	// Dialer makes every TCP connection (nil: a plain net.Dialer). The
+	// operator passes its egress guard's dialer: a Workspace's redis URL
+	// must not make it dial a link-local or cloud metadata address.
+	Dialer *net.Dialer
+	// ClientName is sent with CLIENT SETNAME on every connection, so the
+	// server's CLIENT LIST shows whose connection it is ("" sends none).
+	ClientName string
+}
+
+// ConnectWith is Connect with o. Whatever the dialer, a rediss:// URL is
+// dialled with TLS (verified against the system roots and the URL's host),
+// and every connection reads through the reply guard: a reply declaring
+// more than MaxReplyBytes fails with ErrReplyTooLarge instead of being
+// allocated.
+func ConnectWith(url string, o ConnectOptions) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		// The URL is a Secret value: never repeat it in an error.
 		return nil, errors.New("the queue's Redis URL does not parse")
 	}
-	if dialer != nil {
-		opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dialer.DialContext(ctx, network, addr)
+	dialer := o.Dialer
+	if dialer == nil {
+		dialer = &net.Dialer{Timeout: opts.DialTimeout}
+	}
+	tlsConfig := opts.TLSConfig
+	opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
 		}
+		if tlsConfig != nil {
+			tc := tls.Client(c, tlsConfig.Clone())
+			if err := tc.HandshakeContext(ctx); err != nil {
+				_ = c.Close()
+				return nil, err
+			}
+			c = tc
+		}
+		return guardReplies(c), nil
+	}
+	if o.ClientName != "" {
+		opts.ClientName = o.ClientName
 	}
 	return redis.NewClient(opts), nil
 }
@@ -340,23 +372,6 @@ func (q *Queue) State(ctx context.Context) (Meta, Counters, error) {
 		ArrivalsMissed:  atoi(c["arrivalsMissed"]),
 	}
 	return meta, cnt, nil
-}
-
-// Results reads every reported result, in report order.
-func (q *Queue) Results(ctx context.Context) ([]Result, error) {
-	raw, err := q.rdb.LRange(ctx, q.key("results"), 0, -1).Result()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Result, 0, len(raw))
-	for _, s := range raw {
-		var r Result
-		if err := json.Unmarshal([]byte(s), &r); err != nil {
-			return nil, fmt.Errorf("queue result: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // Expire bounds how long a finished run's keys stay in Redis.

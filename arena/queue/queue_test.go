@@ -81,7 +81,7 @@ func TestWorkersDrainMatrixAndSummary(t *testing.T) {
 	if !c.Done(m) || c.Completed != 19 || c.Failed != 1 || c.InFlight != 0 {
 		t.Fatalf("counters %+v meta %+v", c, m)
 	}
-	res, err := q.Results(ctx)
+	res, _, err := q.Results(ctx, 0)
 	if err != nil || len(res) != 20 {
 		t.Fatalf("results %d, %v", len(res), err)
 	}
@@ -193,7 +193,7 @@ func TestResultsCarryEndedAt(t *testing.T) {
 	if _, err := q.ReportGenerated(ctx, queue.Result{ItemID: "old", Passed: true}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := q.Results(ctx)
+	res, _, err := q.Results(ctx, 0)
 	if err != nil || len(res) != 4 {
 		t.Fatalf("results %d: %v", len(res), err)
 	}
@@ -217,7 +217,7 @@ func TestResultsCarryEndedAt(t *testing.T) {
 	if _, err := arenaworker.Run(ctx, popped, 1, arenaworker.Pass); err != nil {
 		t.Fatal(err)
 	}
-	res, err = popped.Results(ctx)
+	res, _, err = popped.Results(ctx, 0)
 	if err != nil || len(res) != 2 {
 		t.Fatalf("results %d: %v", len(res), err)
 	}

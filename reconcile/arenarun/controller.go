@@ -15,10 +15,15 @@
 // findings of condition JobCreated hold the Job back (JobCreationFailed,
 // retried with backoff).
 //
-// The queue's Redis URL is a Secret value: it is read from the Secret
-// status.queue.secretRef names (<run>-queue-redis, which the controller
-// writes, or a service group's existingSecret) and never appears in status,
-// events or logs.
+// The queue's Redis URL is a Secret value and never appears in status,
+// events or logs. The controller decides it from what the operator controls
+// (its flag, the Workspace) and never reads it back from the Secret it
+// writes for the workers (<run>-queue-redis, in the tenant's namespace): a
+// Secret that is not what the operator wrote is refused with reason
+// QueueSecretConflict (queuesecret.go). Every connection it opens reads
+// through the queue package's reply guard, results are read in bounded
+// pages, and a run's Redis client is released when the run ends
+// (queueclients.go).
 package arenarun
 
 import (
@@ -27,7 +32,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -124,6 +128,12 @@ type Options struct {
 	// OutputRemovalTimeout bounds the retries of a deleted run's failing
 	// output removal. Default DefaultOutputRemovalTimeout.
 	OutputRemovalTimeout time.Duration
+	// MaxQueueClients bounds the Redis clients open at once (one per queue
+	// URL in use). Default DefaultMaxQueueClients.
+	MaxQueueClients int
+	// QueueClientIdle closes a client unused for this long. Default
+	// DefaultQueueClientIdle.
+	QueueClientIdle time.Duration
 	// Policies are the platform team's ValidationPolicies in force (the
 	// operator's policies.Store): their rules for ArenaRun set policy
 	// conditions on a run until it finishes (policycheck), and a change
@@ -162,6 +172,12 @@ func (o Options) withDefaults() Options {
 	if o.OutputRemovalTimeout <= 0 {
 		o.OutputRemovalTimeout = DefaultOutputRemovalTimeout
 	}
+	if o.MaxQueueClients <= 0 {
+		o.MaxQueueClients = DefaultMaxQueueClients
+	}
+	if o.QueueClientIdle <= 0 {
+		o.QueueClientIdle = DefaultQueueClientIdle
+	}
 	return o
 }
 
@@ -174,8 +190,7 @@ type Reconciler struct {
 	schema   *rules.SchemaValidator
 	opts     Options
 
-	mu      sync.Mutex
-	clients map[string]*redis.Client
+	clients *queueClients
 }
 
 // NewReconciler returns a Reconciler.
@@ -190,7 +205,16 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 		secrets = c
 	}
 	return &Reconciler{client: c, secrets: secrets, mapper: mapper, recorder: recorder, schema: sv, opts: opts,
-		clients: map[string]*redis.Client{}}, nil
+		clients: newQueueClients(opts.MaxQueueClients, opts.QueueClientIdle, opts.Clock, dialQueue(opts.RedisResolver))}, nil
+}
+
+// dialQueue opens a queue client: through the egress guard (the URL may come
+// from a Workspace's service group), reading through the reply guard, named
+// QueueClientName.
+func dialQueue(resolver *net.Resolver) func(string) (*redis.Client, error) {
+	return func(url string) (*redis.Client, error) {
+		return queue.ConnectWith(url, queue.ConnectOptions{Dialer: netguard.NewDialer(resolver), ClientName: QueueClientName})
+	}
 }
 
 // SetupWithManager registers the controller: runs, their worker Jobs, and
@@ -232,14 +256,7 @@ func (r *Reconciler) runsOfWorkspace(ctx context.Context, obj client.Object) []r
 }
 
 // Close closes the Redis clients the controller opened.
-func (r *Reconciler) Close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k, c := range r.clients {
-		_ = c.Close()
-		delete(r.clients, k)
-	}
-}
+func (r *Reconciler) Close() { r.clients.closeAll() }
 
 // step is what one reconcile decided beyond the status.
 type step struct {
@@ -259,12 +276,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := logf.FromContext(ctx)
 	run := &v1alpha1.ArenaRun{}
 	if err := r.client.Get(ctx, req.NamespacedName, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.clients.release(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
+		r.clients.release(req.NamespacedName)
 		return r.releaseOutput(ctx, run)
 	}
 	if rules.ArenaRunPhaseFinal(run.Status.Phase) {
+		r.clients.release(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
@@ -311,6 +333,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	if rules.ArenaRunPhaseFinal(st.Phase) {
+		// The run ended: its Redis client closes with its last run.
+		r.clients.release(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
@@ -465,8 +489,20 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		r.holdJob(st, msg, gen, now, s)
 		return nil
 	}
-	url, err := r.pinQueue(ctx, run, st, gr, now)
+	if st.Queue == nil {
+		if err := r.pinQueue(run, st, gr); err != nil {
+			r.holdJob(st, err.Error(), gen, now, s)
+			return nil
+		}
+	}
+	url, err := r.queueURL(ctx, run, st, ws)
+	if conflict := (*queueSecretConflict)(nil); errors.As(err, &conflict) {
+		return r.refuseQueueSecret(ctx, run, st, conflict, now, s)
+	}
 	if err != nil {
+		if st.StartTime != nil {
+			return err
+		}
 		r.holdJob(st, err.Error(), gen, now, s)
 		return nil
 	}
@@ -553,6 +589,9 @@ func queueErr(what string, err error) error {
 	if errors.As(err, &blocked) {
 		return errors.New(what + ": the queue's Redis address is refused by the operator's egress guard (a link-local or cloud metadata address)")
 	}
+	if errors.Is(err, queue.ErrReplyTooLarge) {
+		return errors.New(what + ": the queue's Redis sent a reply over the operator's size limit")
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		return errors.New(what + ": the queue's Redis host name does not resolve")
@@ -575,9 +614,14 @@ func runWithStatus(run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus) *v1alpha
 // (JobCreationFailed), retried with a backoff that doubles with the time the
 // condition has been False (5s to 5m).
 func (r *Reconciler) holdJob(st *v1alpha1.ArenaRunStatus, msg string, gen int64, now metav1.Time, s *step) {
-	setJobCreated(st, false, v1alpha1.ArenaRunReasonJobCreationFailed, msg, gen, now)
+	r.holdJobWith(st, v1alpha1.ArenaRunReasonJobCreationFailed, msg, gen, now, s)
+}
+
+// holdJobWith is holdJob with its own reason.
+func (r *Reconciler) holdJobWith(st *v1alpha1.ArenaRunStatus, reason, msg string, gen int64, now metav1.Time, s *step) {
+	setJobCreated(st, false, reason, msg, gen, now)
 	if st.Phase == v1alpha1.ArenaRunPhasePending {
-		setReady(st, v1alpha1.ArenaRunReasonJobCreationFailed, msg, gen, now)
+		setReady(st, reason, msg, gen, now)
 	}
 	backoff := 5 * time.Second
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionJobCreated); c != nil {
@@ -643,99 +687,46 @@ func (r *Reconciler) resolve(ctx context.Context, run *v1alpha1.ArenaRun, ref st
 	return r.opts.Resolver.Resolve(ctx, project, ref, run.Spec.Template.ArenaFile)
 }
 
-// pinQueue pins status.queue once and makes sure the queue Secret exists;
-// it returns the queue's URL (never logged or stored outside the Secret).
-func (r *Reconciler) pinQueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, gr rules.ArenaRunServiceGroupResolution, now metav1.Time) (string, error) {
-	secretName := QueueSecretName(run.Name)
-	if st.Queue != nil {
-		name, key := secretName, QueueSecretKey
-		if st.Queue.SecretRef != nil {
-			name, key = st.Queue.SecretRef.Name, st.Queue.SecretRef.Key
-		}
-		sec := &corev1.Secret{}
-		if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, sec); err != nil {
-			return "", fmt.Errorf("reading the queue Secret %s: %w", name, err)
-		}
-		u := string(sec.Data[key])
-		if u == "" {
-			return "", fmt.Errorf("the queue Secret %s has no key %s", name, key)
-		}
-		return u, nil
-	}
-	q := &v1alpha1.ArenaRunQueue{Source: v1alpha1.ArenaRunQueueDefault}
-	var url string
-	if st.StartTime != nil {
-		// A run already started when status.queue arrived is pinned to Default.
-		gr = rules.ArenaRunServiceGroupResolution{}
-	}
-	if gr.Group != nil {
-		q.ServiceGroup = gr.Group.Name
-	}
-	if gr.Group != nil && gr.Group.Redis != nil {
-		// Where the group's URL comes from is the rules' decision; the
-		// workspace's namespace is the run's.
-		src := rules.ArenaRunQueueRedis(gr.Group, run.Namespace)
-		if src.RetryMessage != "" {
-			return "", errors.New(src.RetryMessage)
-		}
-		q.Source = v1alpha1.ArenaRunQueueServiceGroup
-		q.ConfigHash = redisHash(gr.Group.Redis, run.Namespace)
-		if !src.Written() {
-			// existingSecret: the run reads the group's own Secret; nothing
-			// is copied (rule arenarun/queue-redis-secret-found reports a
-			// missing one before this).
-			sec := &corev1.Secret{}
-			if err := r.secrets.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: src.SecretName}, sec); err != nil {
-				return "", fmt.Errorf("reading service group %s's redis.existingSecret %s: %w", gr.Group.Name, src.SecretName, err)
-			}
-			u := string(sec.Data[src.SecretKey])
-			if u == "" {
-				return "", fmt.Errorf("service group %s's redis.existingSecret %s has no key %s", gr.Group.Name, src.SecretName, src.SecretKey)
-			}
-			q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: src.SecretName, Key: src.SecretKey}
-			st.Queue = q
-			return u, nil
-		}
-		url = src.URL
-		q.SecretRef = &v1alpha1.ArenaRunQueueSecretRef{Name: secretName, Key: QueueSecretKey}
-	} else {
-		if r.opts.DefaultRedisURL == "" {
-			return "", errors.New("no operator-wide arena queue is configured (--arena-queue-redis-url) and the run's service group sets no redis")
-		}
-		url = r.opts.DefaultRedisURL
-	}
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: secretName, Namespace: run.Namespace,
-			Labels: map[string]string{LabelRun: run.Name},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: v1alpha1.GroupVersion.String(), Kind: "ArenaRun",
-				Name: run.Name, UID: run.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{QueueSecretKey: []byte(url)},
-	}
-	if err := r.client.Create(ctx, sec); err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("writing the queue Secret %s: %w", secretName, err)
-	}
-	st.Queue = q
-	return url, nil
-}
-
-// queue opens (and caches) the client of url and returns the run's queue.
+// queue returns the run's queue on url, through the run's shared client.
 func (r *Reconciler) queue(run *v1alpha1.ArenaRun, url string) (*queue.Queue, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.clients[url]
-	if !ok {
-		var err error
-		// Through the egress guard: the URL may come from a Workspace's
-		// service group.
-		if c, err = queue.ConnectDialer(url, netguard.NewDialer(r.opts.RedisResolver)); err != nil {
-			return nil, err
-		}
-		r.clients[url] = c
+	c, err := r.clients.get(client.ObjectKeyFromObject(run), url)
+	if err != nil {
+		return nil, err
 	}
 	return queue.New(c, run.Namespace, run.Name), nil
+}
+
+// refuseQueueSecret is the run's answer to a queue Secret it does not use
+// (QueueSecretConflict). Before the worker Job exists the Job is held back
+// (JobCreated=False), retried with backoff: a stray Secret (a deleted run's
+// of the same name, until it is collected) may go. After, workers that
+// start would read a URL the operator did not decide: the run fails and its
+// worker Job is deleted.
+func (r *Reconciler) refuseQueueSecret(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, c *queueSecretConflict, now metav1.Time, s *step) error {
+	gen := run.Generation
+	if st.StartTime == nil {
+		r.holdJobWith(st, v1alpha1.ArenaRunReasonQueueSecretConflict, c.msg, gen, now, s)
+		return nil
+	}
+	if err := r.deleteJob(ctx, run); err != nil {
+		return err
+	}
+	if c.trustedURL != "" {
+		if q, err := r.queue(run, c.trustedURL); err == nil {
+			_ = q.Expire(ctx, r.opts.ResultTTL)
+		}
+	}
+	fail(st, v1alpha1.ArenaRunReasonQueueSecretConflict, c.msg+"; the worker Job was deleted", gen, now, s)
+	return nil
+}
+
+// deleteJob deletes the run's worker Job (its pods with it, in the background).
+func (r *Reconciler) deleteJob(ctx context.Context, run *v1alpha1.ArenaRun) error {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: JobName(run), Namespace: run.Namespace}}
+	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the worker Job: %w", err)
+	}
+	return nil
 }
 
 // enqueue writes the matrix. It reports done when the run ended (over the cap).
@@ -803,11 +794,11 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 		s.after(r.opts.PollInterval)
 		return nil
 	}
-	results, err := q.Results(ctx)
+	summary, kept, err := r.readResults(ctx, &run.Spec.Template, q, c)
 	if err != nil {
 		return queueErr("reading the run's results", err)
 	}
-	phase, reason, msg, summary := outcome(&run.Spec.Template, m, c, results)
+	phase, reason, msg, summary := outcomeOf(&run.Spec.Template, m, c, summary, kept)
 	st.Result = &v1alpha1.ArenaRunResult{Summary: summary}
 	if phase == v1alpha1.ArenaRunPhaseFailed {
 		fail(st, reason, msg, gen, now, s)
@@ -823,7 +814,12 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 // phase with its reason (a budget stop, a failed threshold, a failed item of
 // an enumerated load test).
 func outcome(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, results []queue.Result) (v1alpha1.ArenaRunPhase, string, string, map[string]string) {
-	summary := queue.Summarize(results, c)
+	return outcomeOf(t, m, c, queue.Summarize(results, c), results)
+}
+
+// outcomeOf is outcome from the summary of the results and the results a
+// load test's thresholds and time series read (keptResult's).
+func outcomeOf(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, summary map[string]string, results []queue.Result) (v1alpha1.ArenaRunPhase, string, string, map[string]string) {
 	if durationLoadTest(t) {
 		for k, v := range timeSeriesSummary(results) {
 			summary[k] = v
@@ -887,13 +883,27 @@ func jobFinished(job *batchv1.Job) (done, failed bool) {
 
 // cancel stops the run: delete the Job, drain the queue, Cancelled.
 func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1alpha1.ArenaRunStatus, now metav1.Time, s *step) error {
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: JobName(run), Namespace: run.Namespace}}
-	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting the worker Job: %w", err)
+	if err := r.deleteJob(ctx, run); err != nil {
+		return err
 	}
 	msg := "cancelled by spec.cancelled"
 	if st.Queue != nil {
-		url, err := r.pinQueue(ctx, run, st, rules.ArenaRunServiceGroupResolution{}, now)
+		ws, found := clusterfacts.New(ctx, r.client, r.secrets, r.mapper, r.opts.License).Workspace(run.Namespace)
+		if !found {
+			ws = nil
+		}
+		url, err := r.queueURL(ctx, run, st, ws)
+		if conflict := (*queueSecretConflict)(nil); errors.As(err, &conflict) {
+			// The Secret is refused; the queue is drained where the operator
+			// decided it is, when it still knows where that is.
+			if conflict.trustedURL == "" {
+				msg = "cancelled by spec.cancelled; the queue was not drained: " + conflict.msg
+				finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
+				s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
+				return nil
+			}
+			url, err = conflict.trustedURL, nil
+		}
 		if err != nil {
 			return err
 		}

@@ -28,22 +28,28 @@ func redisHash(r *v1alpha1.WorkspaceRedis, wsNamespace string) string {
 		return ""
 	}
 	src := rules.ArenaRunQueueRedis(&v1alpha1.WorkspaceServiceGroup{Redis: r}, wsNamespace)
-	var fp any
 	switch {
 	case src.RetryMessage != "":
 		// No usable source: hash the block itself, so it differs from any
 		// pinned source.
-		fp = r
+		return hashJSON(r)
 	case src.Form == rules.ArenaRunQueueRedisExistingSecret:
-		fp = struct {
+		return hashJSON(struct {
 			ExistingSecret v1alpha1.WorkspaceRedisSecretRef `json:"existingSecret"`
-		}{v1alpha1.WorkspaceRedisSecretRef{Name: src.SecretName, Key: src.SecretKey}}
+		}{v1alpha1.WorkspaceRedisSecretRef{Name: src.SecretName, Key: src.SecretKey}})
 	default:
-		fp = struct {
-			URL string `json:"url"`
-		}{src.URL}
+		return urlHash(src.URL)
 	}
-	return hashJSON(fp)
+}
+
+// urlHash is the configHash of a group whose queue URL the controller
+// writes: the URL, as written to <run>-queue-redis. The controller also
+// checks that Secret's value against it (queuesecret.go) when the group
+// changed since the run was pinned.
+func urlHash(url string) string {
+	return hashJSON(struct {
+		URL string `json:"url"`
+	}{url})
 }
 
 // legacyRedisHash is the configHash of a run pinned before these forms: the
