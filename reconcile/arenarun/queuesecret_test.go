@@ -69,7 +69,7 @@ func noAddressIn(t *testing.T, run *v1alpha1.ArenaRun, addr string) {
 	}
 }
 
-func hostOf(url string) string {
+func redisAddrOf(url string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(url, "redis://"), "/0")
 }
 
@@ -126,7 +126,7 @@ func TestPreCreatedQueueSecretIsRefused(t *testing.T) {
 			if err := direct.Get(ctx, client.ObjectKey{Namespace: ns, Name: "q"}, job); !apierrors.IsNotFound(err) {
 				t.Fatalf("worker Job: %v, want none", err)
 			}
-			noAddressIn(t, got, hostOf(url))
+			noAddressIn(t, got, redisAddrOf(url))
 
 			// The tenant's Secret goes: the operator writes its own.
 			if err := direct.Delete(ctx, sec); err != nil {
@@ -199,7 +199,7 @@ func TestEditedQueueSecretFailsTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal("the worker Job of the refused run was not deleted")
 			}
-			noAddressIn(t, run, hostOf(url))
+			noAddressIn(t, run, redisAddrOf(url))
 			assertEvent(t, ns, "q", v1alpha1.ArenaRunReasonQueueSecretConflict)
 		})
 	}
