@@ -40,6 +40,9 @@ type checkConfig struct {
 	// License is the verified licence the rules see (--license); the zero
 	// value is the open-core licence.
 	License rules.License
+	// ExposureBaseDomain is --exposure-base-domain (rules.Facts'
+	// ExposureBaseDomain); empty: exposure off.
+	ExposureBaseDomain string
 	// PolicyPaths are the --policy files and directories: their
 	// ValidationPolicies are compiled and their rules join the catalog.
 	PolicyPaths []string
@@ -401,6 +404,7 @@ func metaNames(obj map[string]any) (namespace, name string) {
 func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
 	facts.SetLicense(cfg.License)
+	facts.SetExposureBaseDomain(cfg.ExposureBaseDomain)
 	cat := cfg.Catalog
 	if cat == nil {
 		cat = rules.Default
