@@ -67,14 +67,12 @@ func AgentRuntimeExposeHostClaims(host, baseDomain string, candidates []v1alpha1
 // it claimed before ar. ar's own claim is the caller's to have checked
 // (the host rules passed).
 func AgentRuntimeExposeHostHolder(ar *v1alpha1.AgentRuntime, host, baseDomain string, candidates []v1alpha1.AgentRuntime, facts Facts) *v1alpha1.AgentRuntime {
-	for _, c := range AgentRuntimeExposeHostClaims(host, baseDomain, candidates, facts) {
-		if c.Namespace == ar.Namespace && c.Name == ar.Name {
-			return nil
-		}
-		if agentRuntimeClaimsFirst(c, ar) {
-			return c
-		}
+	claims := AgentRuntimeExposeHostClaims(host, baseDomain, candidates, facts)
+	if len(claims) == 0 {
 		return nil
+	}
+	if first := claims[0]; !(first.Namespace == ar.Namespace && first.Name == ar.Name) && agentRuntimeClaimsFirst(first, ar) {
+		return first
 	}
 	return nil
 }
