@@ -50,6 +50,14 @@ type Facts interface {
 	// PersistentVolumeClaimExists reports whether the PersistentVolumeClaim
 	// namespace/name exists (its metadata is all a rule learns).
 	PersistentVolumeClaimExists(namespace, name string) bool
+	// ExposureBaseDomain is the operator's --exposure-base-domain, the
+	// domain the default exposure hosts are under
+	// (`<agent>.<namespace>.<domain>`): an operator setting, not cluster
+	// state, handed to rules as the licence is. Empty when exposure is off
+	// (no default-exposure Gateway, so no HTTPRoute is ever made): then no
+	// host is judged against a namespace's domain. omniactl answers its
+	// --exposure-base-domain.
+	ExposureBaseDomain() string
 	// StatusObserved reports whether the objects these facts return carry
 	// the status their controllers write: true in a cluster, where an empty
 	// status means "not reconciled yet"; false offline, where manifests
@@ -117,6 +125,7 @@ func (NoFacts) Workspace(string) (*v1alpha1.Workspace, bool)       { return nil,
 func (NoFacts) License() License                                   { return licensing.OpenCore() }
 func (NoFacts) CRDInstalled(string) bool                           { return false }
 func (NoFacts) StatusObserved() bool                               { return false }
+func (NoFacts) ExposureBaseDomain() string                         { return "" }
 
 func (NoFacts) ToolRegistry(string, string) (*v1alpha1.ToolRegistry, bool) { return nil, false }
 func (NoFacts) AgentRuntime(string, string) (*v1alpha1.AgentRuntime, bool) { return nil, false }

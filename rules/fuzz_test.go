@@ -49,6 +49,8 @@ func (everythingFacts) CRDInstalled(string) bool { return true }
 
 func (everythingFacts) StatusObserved() bool { return true }
 
+func (everythingFacts) ExposureBaseDomain() string { return "example.com" }
+
 func (everythingFacts) ToolRegistry(string, string) (*v1alpha1.ToolRegistry, bool) {
 	return &v1alpha1.ToolRegistry{}, true
 }

@@ -39,6 +39,9 @@ type ManifestFacts struct {
 	claims     map[string]bool // namespace/name of PersistentVolumeClaims
 	namespaces map[string]*corev1.Namespace
 	license    License // zero: open-core
+	// exposureBaseDomain: SetExposureBaseDomain (omniactl
+	// --exposure-base-domain); empty: exposure off.
+	exposureBaseDomain string
 }
 
 var (
@@ -251,6 +254,17 @@ func (f *ManifestFacts) License() License { return f.license }
 // SetLicense sets the licence the facts answer (a verified one: omniactl
 // verifies the file it is given before handing it here).
 func (f *ManifestFacts) SetLicense(l License) { f.license = l }
+
+// ExposureBaseDomain implements Facts: the domain given with
+// SetExposureBaseDomain, else "" (exposure off).
+func (f *ManifestFacts) ExposureBaseDomain() string { return f.exposureBaseDomain }
+
+// SetExposureBaseDomain sets the operator's --exposure-base-domain the
+// facts answer (omniactl --exposure-base-domain), lower-cased without a
+// trailing dot as the operator's hosts are.
+func (f *ManifestFacts) SetExposureBaseDomain(domain string) {
+	f.exposureBaseDomain = NormalizeExposeHost(domain)
+}
 
 // CRDInstalled implements Facts: an optional CRD counts as installed when a
 // document of its kind (a ToolPolicy) or its CustomResourceDefinition was

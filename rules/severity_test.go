@@ -44,8 +44,10 @@ func TestSeverityOverridesRefuseWhatTheyCannotAffect(t *testing.T) {
 // TestAdmissionFactsRules: the rules the webhook runs with cluster facts are
 // exactly those the spec says it refuses with them (agentruntime.md,
 // promptPackRef: a version or track on a live PromptPack, a rollout of one),
-// and the RuntimeClass limit (issue 24: the Workspace's own class is allowed
-// besides the operator's list, so the webhook reads the Workspace).
+// the RuntimeClass limit (issue 24: the Workspace's own class is allowed
+// besides the operator's list, so the webhook reads the Workspace) and the
+// hostile expose.host issue 24 says it refuses (outside the namespace's
+// domain and its Workspace's grants).
 func TestAdmissionFactsRules(t *testing.T) {
 	var got []string
 	for _, r := range Default.Rules() {
@@ -53,7 +55,7 @@ func TestAdmissionFactsRules(t *testing.T) {
 			got = append(got, r.ID)
 		}
 	}
-	if want := "agentruntime/promptpack-live-ref,agentruntime/runtime-class-allowed"; strings.Join(got, ",") != want {
+	if want := "agentruntime/expose-host-outside-namespace-domain,agentruntime/promptpack-live-ref,agentruntime/runtime-class-allowed"; strings.Join(got, ",") != want {
 		t.Errorf("AdmissionFacts rules = %v, want [%s]", got, want)
 	}
 	if !Default.NeedsAdmissionFacts(kindAgentRuntime) || Default.NeedsAdmissionFacts("Provider") {

@@ -43,4 +43,19 @@ const (
 	// facades resolve to the same host; only the first (the primary, else
 	// the earlier entry) gets a route.
 	AgentRuntimeReasonExposeHostConflict = "ExposeHostConflict"
+	// AgentRuntimeReasonExposeHostWildcard: Exposed False, a facade's
+	// expose.host holds a wildcard (rule agentruntime/expose-host-wildcard);
+	// that facade gets no route.
+	AgentRuntimeReasonExposeHostWildcard = "ExposeHostWildcard"
+	// AgentRuntimeReasonExposeHostNotAllowed: Exposed False, a facade's
+	// expose.host is outside the namespace's own domain and every domain
+	// its Workspace grants (rule
+	// agentruntime/expose-host-outside-namespace-domain); that facade gets
+	// no route.
+	AgentRuntimeReasonExposeHostNotAllowed = "ExposeHostNotAllowed"
+	// AgentRuntimeReasonExposeHostInUse: Exposed False, another
+	// AgentRuntime (in any namespace) claimed the facade's host first
+	// (earlier creationTimestamp, then namespace/name); this facade gets no
+	// route on it until that agent lets the host go.
+	AgentRuntimeReasonExposeHostInUse = "ExposeHostInUse"
 )

@@ -28,6 +28,33 @@ type WorkspaceSpec struct {
 	// runtime holds pod defaults for the workspace's agents.
 	// +optional
 	Runtime *WorkspaceRuntime `json:"runtime,omitempty"`
+
+	// exposure grants the workspace's agents hosts on the platform's shared
+	// default-exposure Gateway beyond the namespace's own domain.
+	// +optional
+	Exposure *WorkspaceExposure `json:"exposure,omitempty"`
+}
+
+// WorkspaceExposure is what the workspace's agents may claim on the shared
+// default-exposure Gateway (agentruntime.md § facades[].expose). Without
+// it, an agent's facades[].expose.host must be under the namespace's own
+// domain, <namespace>.<exposure base domain> (the operator's
+// --exposure-base-domain), where its default hosts are: rule
+// agentruntime/expose-host-outside-namespace-domain. The Workspace is
+// cluster-scoped and written by the platform, never by a tenant, so a grant
+// here is the platform's.
+type WorkspaceExposure struct {
+	// allowedHostSuffixes are DNS domains under which the workspace's agents
+	// may also set expose.host: a host is allowed when it equals an entry or
+	// ends with "." followed by it (whole labels: shop.example.com allows
+	// shop.example.com and api.shop.example.com, not myshop.example.com).
+	// Lower-case DNS names of at least two labels, no wildcard; at most 16.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`
+	// +listType=set
+	// +optional
+	AllowedHostSuffixes []string `json:"allowedHostSuffixes,omitempty"`
 }
 
 // WorkspaceNamespace names the namespace a workspace owns and how the

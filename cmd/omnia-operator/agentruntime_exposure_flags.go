@@ -32,6 +32,19 @@ func init() {
 	})
 }
 
+// exposureBaseDomainFact is the base domain the host rules judge with
+// (rules.Facts.ExposureBaseDomain) wherever the operator evaluates them —
+// the webhook, the reconciler, the deploy API: --exposure-base-domain while
+// a Gateway is configured, else "" (exposure off: no route is made, and no
+// host is judged against a namespace's domain). exposureOptions refuses a
+// domain without a Gateway at startup.
+func exposureBaseDomainFact() string {
+	if *defaultExposureGateway == "" {
+		return ""
+	}
+	return *exposureBaseDomain
+}
+
 // exposureOptions checks and converts the two flags.
 func exposureOptions(gateway, baseDomain string) (agentruntime.ExposureOptions, error) {
 	if gateway == "" {

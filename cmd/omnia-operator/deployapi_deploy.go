@@ -105,7 +105,7 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 	}
 	status, res := apply.Apply(ctx, d.client, caller.Namespace, in, apply.Options{
 		Reader: d.reader,
-		Check:  apply.Check{Schema: d.schema, Facts: facts},
+		Check:  d.check(facts),
 	})
 	return server.Response{Status: status, Body: res}
 }
@@ -113,7 +113,7 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 // facts are the catalog's facts from the cache, with the operator's pod
 // limits (the pod rules judge a deployed agent as the webhook does).
 func (d intentDeployer) facts(ctx context.Context) rules.Facts {
-	return rules.WithPodSecuritySettings(clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore), d.podSecurity)
+	return rules.WithPodSecuritySettings(clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore).WithExposureBaseDomain(exposureBaseDomainFact()), d.podSecurity)
 }
 
 // deployProject answers a pack.project intent: the dev agent of the
@@ -129,13 +129,26 @@ func (d intentDeployer) deployProject(ctx context.Context, caller auth.Caller, i
 	}
 	res := apply.ApplyProject(ctx, d.client, caller.Namespace, in, user, apply.Options{
 		Reader: d.reader,
-		Check:  apply.Check{Schema: d.schema, Facts: facts},
+		Check:  d.check(facts),
 	})
 	out := server.Response{Status: res.Status, Body: res.Body}
 	if res.RetryAfter > 0 {
 		out.Header = http.Header{"Retry-After": []string{strconv.Itoa(res.RetryAfter)}}
 	}
 	return out
+}
+
+// webhookStages are the rules the webhook runs: the admission stage, and
+// the reconcile-stage rules it runs with cluster facts (Rule.AdmissionFacts,
+// e.g. agentruntime/expose-host-outside-namespace-domain), so a write the
+// webhook would refuse fails here with the same rule IDs.
+var webhookStages = rules.Options{Stages: []rules.Stage{rules.StageAdmission}, AdmissionFacts: true}
+
+// check is the catalog evaluation of every object before it is written:
+// the webhook's rules, with the deploy's facts.
+func (d intentDeployer) check(facts rules.Facts) apply.Check {
+	opts := webhookStages
+	return apply.Check{Schema: d.schema, Facts: facts, Options: &opts}
 }
 
 // denies keeps the findings that refuse.

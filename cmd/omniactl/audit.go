@@ -33,6 +33,7 @@ const auditUsage = `Usage:
   omniactl audit [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | -A]
                  [-o table|json|sarif|junit] [--policy FILE|DIR]… [--rule-severity ID=deny|warn]…
                  [--license FILE --license-public-key PEM…] [--report] [--max-objects N]
+                 [--exposure-base-domain DOMAIN]
 
 Lists every Omnia object in the namespace (default: the context's) or in all
 namespaces (-A), and judges each with the whole catalog — the schema (OpenAPI
@@ -67,6 +68,7 @@ type auditFlags struct {
 	policyPaths                    pathsFlag
 	severity                       rules.SeverityOverrides
 	lic                            licenseCheckFlags
+	exposure                       exposureFlag
 	report                         bool
 	maxObjects                     int
 }
@@ -77,6 +79,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Usage = func() { fmt.Fprint(stderr, auditUsage) }
 	f := auditFlags{severity: rules.SeverityOverrides{}}
 	f.lic.bind(fs)
+	f.exposure.bind(fs)
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: the current context)")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace to audit (default: the context's)")
@@ -103,6 +106,10 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case formatTable, formatJSON, formatSARIF, formatJUnit:
 	default:
 		fmt.Fprintf(stderr, "omniactl audit: unknown output format %q (want table, json, sarif or junit)\n", f.format)
+		return exitInput
+	}
+	if _, err := f.exposure.baseDomain(); err != nil {
+		fmt.Fprintln(stderr, "omniactl audit:", err)
 		return exitInput
 	}
 	if f.all && f.namespace != "" {
@@ -229,7 +236,11 @@ func audit(ctx context.Context, f auditFlags, license rules.License, stdout, std
 	if err != nil {
 		return nil, err
 	}
-	cfg := checkConfig{Severity: f.severity, License: license, Catalog: cat, PolicyApplied: f.report}
+	baseDomain, err := f.exposure.baseDomain()
+	if err != nil {
+		return nil, err
+	}
+	cfg := checkConfig{Severity: f.severity, License: license, Catalog: cat, PolicyApplied: f.report, ExposureBaseDomain: baseDomain}
 	rep, err := evaluate(ctx, sv, docs, cfg, goruntime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err

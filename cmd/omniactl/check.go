@@ -44,6 +44,9 @@ type checkConfig struct {
 	// (--pod-security-level, --agent-runtime-classes, as the operator's
 	// flags of the same names); zero: the operator's defaults.
 	PodSecurity rules.PodSecuritySettings
+	// ExposureBaseDomain is --exposure-base-domain (rules.Facts'
+	// ExposureBaseDomain); empty: exposure off.
+	ExposureBaseDomain string
 	// PolicyPaths are the --policy files and directories: their
 	// ValidationPolicies are compiled and their rules join the catalog.
 	PolicyPaths []string
@@ -405,6 +408,7 @@ func metaNames(obj map[string]any) (namespace, name string) {
 func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
 	facts.SetLicense(cfg.License)
+	facts.SetExposureBaseDomain(cfg.ExposureBaseDomain)
 	cat := cfg.Catalog
 	if cat == nil {
 		cat = rules.Default

@@ -48,9 +48,10 @@ const usage = `omniactl checks Omnia manifests offline against the rule catalog.
 
 Usage:
   omniactl check -f PATH… [-o table|json|sarif|junit] [--rule-severity ID=deny|warn]… [--namespace NS]
-                 [--policy FILE|DIR]… [--license FILE --license-public-key PEM…]
+                 [--policy FILE|DIR]… [--license FILE --license-public-key PEM…] [--exposure-base-domain DOMAIN]
   omniactl audit [--kubeconfig FILE] [--context NAME] [-n NAMESPACE | -A] [-o table|json|sarif|junit]
                  [--policy FILE|DIR]… [--rule-severity ID=deny|warn]… [--license FILE …] [--report]
+                 [--exposure-base-domain DOMAIN]
   omniactl rules [-o table|json|markdown]
   omniactl license inspect FILE [--public-key PEM]… [-o text|json]
   omniactl deploy apply -f INTENT.json --server URL --workspace NAME --token-file FILE [--ca-file PEM] [-o table|json]
@@ -71,7 +72,11 @@ judged by the deployintent/* rules, as the operator's deploy API judges it.
 Namespace documents are facts too (their labels, for a policy's
 namespaceSelector). Other documents are skipped. The licence the rules see is
 the open-core one, or the --license file, verified with --license-public-key
-as the operator verifies the arena-license Secret.
+as the operator verifies the arena-license Secret. --exposure-base-domain is
+the operator's own: with it, an expose.host outside <namespace>.<DOMAIN> and
+the Workspace's spec.exposure.allowedHostSuffixes is denied
+(agentruntime/expose-host-outside-namespace-domain), as the operator's webhook
+denies it; without it that rule reports nothing, as with exposure off.
 
 --policy FILE|DIR (repeatable; a directory is searched recursively for
 *.yaml, *.yml and *.json, as -f) reads ValidationPolicy documents, judges
@@ -152,8 +157,10 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		policyArgs pathsFlag
 		podLevel   string
 		podClasses string
+		exposure   exposureFlag
 	)
 	lic.bind(fs)
+	exposure.bind(fs)
 	fs.StringVar(&podLevel, "pod-security-level", rules.DefaultPodSecurityLevel, "the operator's Pod Security floor agent pods are judged at (privileged, baseline or restricted; as the operator's flag)")
 	fs.StringVar(&podClasses, "agent-runtime-classes", "", "comma-separated RuntimeClasses agents may name in podOverrides.runtimeClassName (as the operator's flag); empty: any")
 	fs.Var(&paths, "f", "file, directory (recursive: *.yaml, *.yml, *.json) or - for stdin; repeatable")
@@ -191,8 +198,13 @@ func runCheck(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "omniactl check:", err)
 		return exitInput
 	}
+	baseDomain, err := exposure.baseDomain()
+	if err != nil {
+		fmt.Fprintln(stderr, "omniactl check:", err)
+		return exitInput
+	}
 	rep, err := check(ctx, paths, stdin, checkConfig{Namespace: namespace, Severity: severities, TuneMemory: tuneGC, License: license,
-		PolicyPaths: policyArgs, PodSecurity: podSecurity})
+		PolicyPaths: policyArgs, PodSecurity: podSecurity, ExposureBaseDomain: baseDomain})
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {

@@ -171,7 +171,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil || idle.stop {
 		return ctrl.Result{}, err
 	}
-	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys)
+	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys).
+		WithExposureBaseDomain(r.exposureBaseDomain())
 	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: ar, Facts: rules.WithPodSecuritySettings(facts, r.opts.PodSecurity)}, rules.Options{})
 	if err := facts.Err(); err != nil {
 		return ctrl.Result{}, fmt.Errorf("evaluating rules: %w", err)

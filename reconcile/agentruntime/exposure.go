@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -112,6 +113,10 @@ type ExposureOptions struct {
 	// gatewayCached: the Gateway kind is served and the cache holds the
 	// configured Gateway.
 	gatewayCached bool
+	// claims reads AgentRuntimes through the host index (indexExposeHost):
+	// the manager's cache, set by watchExposure when a Gateway is
+	// configured.
+	claims client.Reader
 	// setupErr is why the cache could not be set up; applyExposure
 	// returns it (watchExposure cannot).
 	setupErr error
@@ -128,6 +133,12 @@ type exposureOutcome struct {
 	notServed bool
 	// conflicts and rejected say which facades got no route, and why.
 	conflicts, rejected []string
+	// refused are the facades a host rule refused (wildcard, outside the
+	// namespace's domain), with the first refusal's reason; inUse those
+	// whose host another agent holds (exposure_hosts.go).
+	refused       []string
+	refusedReason string
+	inUse         []string
 	// endpoints are status.facade.endpoints, from the observed routes.
 	endpoints []v1alpha1.AgentRuntimeFacadeEndpoint
 }
@@ -172,6 +183,21 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 		return b
 	}
 	r.opts.Exposure.routes, r.opts.Exposure.gatewayCached = c, watchGateway
+	if gw != nil {
+		// Who holds a host (exposure_hosts.go): the manager's cache,
+		// indexed by host; a change of an agent's hosts or of a
+		// Workspace's grants re-reconciles the agents it hands a host to
+		// or takes one from.
+		if err := indexExposeHosts(context.Background(), mgr.GetFieldIndexer(), r.opts.Exposure.BaseDomain); err != nil {
+			r.opts.Exposure.setupErr = fmt.Errorf("exposure: the AgentRuntime host index: %w", err)
+			return b
+		}
+		r.opts.Exposure.claims = mgr.GetClient()
+		b = b.Watches(&v1alpha1.AgentRuntime{}, handler.EnqueueRequestsFromMapFunc(r.hostHandovers),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.hostHandoversOfWorkspace),
+				builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	}
 	b = b.WatchesRawSource(source.Kind(c, &gatewayv1.HTTPRoute{},
 		handler.TypedEnqueueRequestForOwner[*gatewayv1.HTTPRoute](scheme, mapper, &v1alpha1.AgentRuntime{}, handler.OnlyControllerOwner())))
 	if watchGateway {
@@ -252,10 +278,7 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return opts.setupErr
 	}
 	o := &exposureOutcome{}
-	domain := ""
-	if opts.Gateway != nil {
-		domain = opts.BaseDomain
-	}
+	domain := r.exposureBaseDomain()
 	o.requested = rules.AgentRuntimeExposedFacades(ar, domain)
 	if opts.routes == nil {
 		// The kind is not served: there is no route to build or delete.
@@ -266,17 +289,8 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 	desired := map[string]*gatewayv1.HTTPRoute{}
 	if opts.Gateway == nil {
 		o.noGateway = true
-	} else {
-		for _, e := range o.requested {
-			if e.ConflictsWith >= 0 {
-				o.conflicts = append(o.conflicts, fmt.Sprintf("facades[%d] (%s) shares the host %s with facades[%d] and gets no route",
-					e.Index, e.Type, e.Host, e.ConflictsWith))
-				continue
-			}
-			if rt := HTTPRoute(ar, e, *opts.Gateway); rt != nil {
-				desired[rt.Name] = rt
-			}
-		}
+	} else if err := r.desiredRoutes(ctx, ar, in.findings, o, desired); err != nil {
+		return err
 	}
 	var list gatewayv1.HTTPRouteList
 	if err := opts.routes.List(ctx, &list, client.InNamespace(ar.Namespace), client.MatchingLabels{LabelAgent: ar.Name}); err != nil {
@@ -412,8 +426,12 @@ func exposureCondition(o exposureOutcome, gen int64) (metav1.Condition, bool) {
 	case o.noGateway:
 		c.Reason = v1alpha1.AgentRuntimeReasonNoDefaultExposureGateway
 		c.Message = "expose.enabled does nothing: the platform configures no default-exposure Gateway (Helm defaultExposure), so no HTTPRoute is created and the agent is in-cluster only"
+	case len(o.refused) > 0:
+		c.Reason, c.Message = o.refusedReason, conditions.Truncate(strings.Join(o.refused, "; "), 1024)
 	case len(o.conflicts) > 0:
 		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonExposeHostConflict, conditions.Truncate(strings.Join(o.conflicts, "; "), 1024)
+	case len(o.inUse) > 0:
+		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonExposeHostInUse, conditions.Truncate(strings.Join(o.inUse, "; "), 1024)
 	case len(o.rejected) > 0:
 		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonRouteRejected, conditions.Truncate("the API server refused: "+strings.Join(o.rejected, "; "), 1024)
 	case len(notAccepted) > 0 && pendingOnly:

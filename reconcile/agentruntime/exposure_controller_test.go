@@ -38,8 +38,8 @@ import (
 // not the operator's object status. Then the endpoints turn valid,
 // status.a2a moves to the external URL, a listener change on the Gateway
 // changes the URLs, and turning a facade's exposure off, a host shared by
-// two facades, a host the API server refuses and dataPlane: false each
-// remove that facade's route.
+// two facades, a host the API server refuses, another namespace's host and
+// dataPlane: false each remove that facade's route.
 func TestReconcileExposure(t *testing.T) {
 	ctx := context.Background()
 	gw := GatewayRef{Namespace: "ar-expose-edge", Name: "public"}
@@ -119,6 +119,7 @@ func TestReconcileExposure(t *testing.T) {
 		}
 		r.opts.Exposure = exposure
 		r.opts.Exposure.routes, r.opts.Exposure.gatewayCached = c, true
+		r.opts.Exposure.claims = hostIndexCache(t, r, exposure.BaseDomain)
 		key := runnableAgent(t, ns+"-writes", exposed)
 		got := reconcileAgent(t, r, key)
 		wantCondition(t, got, v1alpha1.AgentRuntimeConditionExposed, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonRoutesPending)
@@ -232,7 +233,8 @@ func TestReconcileExposure(t *testing.T) {
 	}{
 		{"exposure off", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = nil }, v1alpha1.AgentRuntimeReasonRoutesAccepted},
 		{"the primary's host", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = exposeOn("support.ar-expose.example.com") }, v1alpha1.AgentRuntimeReasonExposeHostConflict},
-		{"a host the API server refuses", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = exposeOn("not_a_host.example.com") }, v1alpha1.AgentRuntimeReasonRouteRejected},
+		{"a host the API server refuses", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = exposeOn("not_a_host.ar-expose.example.com") }, v1alpha1.AgentRuntimeReasonRouteRejected},
+		{"another namespace's host", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose = exposeOn("support.other.example.com") }, v1alpha1.AgentRuntimeReasonExposeHostNotAllowed},
 		{"no data plane", func(f *v1alpha1.AgentRuntimeFacade) { f.Expose, f.DataPlane = exposeOn(""), ptr.To(false) }, v1alpha1.AgentRuntimeReasonRoutesAccepted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

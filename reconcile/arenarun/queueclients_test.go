@@ -24,7 +24,9 @@ func closed(c *redis.Client) bool {
 	return errors.Is(c.Ping(context.Background()).Err(), redis.ErrClosed)
 }
 
-func runKey(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ns", Name: name} }
+func runKey(name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "ns", Name: name}
+}
 
 // The runs on one URL share its client; it is closed with the last of them
 // (a run that ends releases it), and a run moving to another URL releases

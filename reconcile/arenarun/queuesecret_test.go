@@ -318,4 +318,3 @@ func TestQueueConnectionClosedWhenTheRunEnds(t *testing.T) {
 		t.Fatalf("the operator's connections are still open after the run ended: %v", left)
 	}
 }
-

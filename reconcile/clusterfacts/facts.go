@@ -62,6 +62,9 @@ type Facts struct {
 	// secretKeys, when set (WithSecretKeyCache), answers SecretKeys
 	// without reading an unchanged Secret again.
 	secretKeys *SecretKeyCache
+	// exposureBaseDomain is the operator's --exposure-base-domain
+	// (WithExposureBaseDomain); empty: exposure off.
+	exposureBaseDomain string
 }
 
 // secretRead is one Secret read: the Secret, or why it could not be.

@@ -122,14 +122,60 @@ var _ = Describe("Exposure", func() {
 			Spec: v1alpha1.AgentRuntimeSpec{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
 				Facades: []v1alpha1.AgentRuntimeFacade{
-					{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket, Expose: &v1alpha1.AgentRuntimeFacadeExpose{Enabled: true, Host: "chat." + baseDomain}},
-					{Type: v1alpha1.AgentRuntimeFacadeTypeA2A, Expose: &v1alpha1.AgentRuntimeFacadeExpose{Enabled: true, Host: "chat." + baseDomain}},
+					{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket, Expose: &v1alpha1.AgentRuntimeFacadeExpose{Enabled: true, Host: "chat." + ns + "." + baseDomain}},
+					{Type: v1alpha1.AgentRuntimeFacadeTypeA2A, Expose: &v1alpha1.AgentRuntimeFacadeExpose{Enabled: true, Host: "chat." + ns + "." + baseDomain}},
 				},
 			},
 		})
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("agentruntime/expose-host-unique"))
 		Expect(err.Error()).To(ContainSubstring("spec.facades[1].expose.host"))
+	})
+
+	// Hostname squatting on the shared Gateway (issue 24): tenant A may not
+	// claim tenant B's default host, nor a wildcard over the base domain;
+	// the operator's webhook refuses both (the domain rule with the base
+	// domain of its flags and the Workspaces from its cache), and admits a
+	// host the platform granted A in its Workspace.
+	It("refuses another namespace's host and a wildcard at admission, and admits a host the Workspace grants", func() {
+		ctx := context.Background()
+		tenantA, tenantB := freshNamespace("exposure-tenant-a"), freshNamespace("exposure-tenant-b")
+		claim := func(name, host string) error {
+			return k8sClient.Create(ctx, &v1alpha1.AgentRuntime{
+				ObjectMeta: metav1.ObjectMeta{Namespace: tenantA, Name: name},
+				Spec: v1alpha1.AgentRuntimeSpec{
+					PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
+					Facades: []v1alpha1.AgentRuntimeFacade{
+						{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket, Expose: &v1alpha1.AgentRuntimeFacadeExpose{Enabled: true, Host: host}},
+					},
+				},
+			}, client.DryRunAll)
+		}
+
+		By("tenant B's default host")
+		err := claim("squat", agentName+"."+tenantB+"."+baseDomain)
+		Expect(err).To(HaveOccurred(), "tenant A was admitted on tenant B's default host")
+		Expect(err.Error()).To(ContainSubstring("[agentruntime/expose-host-outside-namespace-domain] spec.facades[0].expose.host"))
+
+		By("a wildcard over the base domain")
+		err = claim("wildcard", "*."+baseDomain)
+		Expect(err).To(HaveOccurred(), "tenant A was admitted on a wildcard host")
+		Expect(err.Error()).To(ContainSubstring("[agentruntime/expose-host-wildcard] spec.facades[0].expose.host"))
+
+		By("a host under tenant A's own domain")
+		Expect(claim("own", "chat."+tenantA+"."+baseDomain)).To(Succeed())
+
+		By("a host the platform grants tenant A in its Workspace")
+		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: tenantA},
+			Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: tenantA},
+				Exposure: &v1alpha1.WorkspaceExposure{AllowedHostSuffixes: []string{"shop.example.org"}}}}
+		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(context.Background(), ws))).To(Succeed()) })
+		// The webhook's cache sees the Workspace shortly after it is created.
+		Eventually(func() error { return claim("granted", "api.shop.example.org") }).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+		err = claim("ungranted", "api.other.example.org")
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("[agentruntime/expose-host-outside-namespace-domain]"))
 	})
 })
 
