@@ -36,3 +36,19 @@ func TestExposureOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestExposureBaseDomainFact: the host rules judge with the base domain
+// only while a Gateway is configured (exposure on); without one no route
+// is made and no host is judged against a namespace's domain.
+func TestExposureBaseDomainFact(t *testing.T) {
+	gw, domain := *defaultExposureGateway, *exposureBaseDomain
+	t.Cleanup(func() { *defaultExposureGateway, *exposureBaseDomain = gw, domain })
+	*defaultExposureGateway, *exposureBaseDomain = "edge/public", "example.com"
+	if got := exposureBaseDomainFact(); got != "example.com" {
+		t.Errorf("with a Gateway: %q, want example.com", got)
+	}
+	*defaultExposureGateway = ""
+	if got := exposureBaseDomainFact(); got != "" {
+		t.Errorf("without a Gateway: %q, want empty", got)
+	}
+}
