@@ -72,6 +72,9 @@ func workerJob(t *testing.T, ns, name string) (volumes, mounts []string, env map
 	}
 	pod := job.Spec.Template.Spec
 	for _, v := range pod.Volumes {
+		if v.Name == WorkerTmpVolume {
+			continue // every worker pod's /tmp (TestWorkerJobHardened)
+		}
 		volumes = append(volumes, v.Name+"="+v.PersistentVolumeClaim.ClaimName)
 	}
 	env = map[string]string{}
@@ -79,6 +82,9 @@ func workerJob(t *testing.T, ns, name string) (volumes, mounts []string, env map
 		env[e.Name] = e.Value
 	}
 	for _, m := range pod.Containers[0].VolumeMounts {
+		if m.Name == WorkerTmpVolume {
+			continue
+		}
 		mode := "rw"
 		if m.ReadOnly {
 			mode = "ro"

@@ -97,7 +97,13 @@ var rooms = []room{
 		// The HTTP guard knows tokens and routes, not how a route is
 		// answered (cmd/omnia-operator wires the Deployer and Planner).
 		pkg:        "deploy/server",
-		allowedOwn: []string{"api/", "config/crd", "rules", "licensing", "deploy/intent", "deploy/auth"},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing", "deploy/intent", "deploy/auth", "deploy/workspace"},
+	},
+	{
+		// A workspace's namespace, read from the Workspace (never from a
+		// token): what every deploy-API and catalog route acts in.
+		pkg:        "deploy/workspace",
+		allowedOwn: []string{"api/"},
 	},
 	{
 		pkg:        "deploy/auth",
@@ -108,7 +114,7 @@ var rooms = []room{
 		// from the cache through a client.Reader, served on the deploy
 		// API's listener with its token verifier.
 		pkg:        "deploy/catalog",
-		allowedOwn: []string{"api/", "deploy/auth"},
+		allowedOwn: []string{"api/", "deploy/auth", "deploy/workspace"},
 	},
 	{
 		pkg:        "policies",
