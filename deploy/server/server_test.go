@@ -36,6 +36,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,17 +106,14 @@ func TestMain(m *testing.M) {
 // waitCached waits until the cache holds the Workspaces (the API server
 // has them; the informer catches up).
 func waitCached(ctx context.Context, names ...string) error {
-	deadline := time.Now().Add(30 * time.Second)
 	for _, name := range names {
-		for {
-			err := reader.Get(ctx, client.ObjectKey{Name: name}, &v1alpha1.Workspace{})
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("Workspace %s not in the cache: %w", name, err)
-			}
-			time.Sleep(20 * time.Millisecond)
+		var last error
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			last = reader.Get(ctx, client.ObjectKey{Name: name}, &v1alpha1.Workspace{})
+			return last == nil, nil
+		})
+		if err != nil {
+			return fmt.Errorf("Workspace %s not in the cache: %w (last read: %v)", name, err, last)
 		}
 	}
 	return nil
