@@ -38,6 +38,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Reasons of a refused secretRef.
@@ -45,9 +46,6 @@ const (
 	ReasonCredentialsHostNotAllowed   = v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed
 	ReasonCredentialsSecretNotOptedIn = v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn
 )
-
-// credentialSecretTypes are the Secret types that may opt in.
-var credentialSecretTypes = []corev1.SecretType{corev1.SecretTypeBasicAuth, corev1.SecretTypeSSHAuth}
 
 // Credentials are HTTP basic-auth credentials for an external repository.
 type Credentials struct {
@@ -89,11 +87,10 @@ func credentialTarget(raw string, cfg Config) error {
 }
 
 // optedIn reports whether s opted in to be an ArenaProject's git
-// credentials: one of credentialSecretTypes and labelled for the use. It
-// reads s's type and labels only.
+// credentials: the catalog's decision (rules.ArenaProjectGitCredentialsOptedIn),
+// from s's type and labels only.
 func optedIn(s *corev1.Secret) bool {
-	return slices.Contains(credentialSecretTypes, s.Type) &&
-		s.Labels[v1alpha1.ArenaProjectGitCredentialsLabel] == v1alpha1.ArenaProjectGitCredentialsValue
+	return rules.ArenaProjectGitCredentialsOptedIn(s.Type, s.Labels)
 }
 
 // credentials reads p's secretRef (nil when it sets none), after the checks
