@@ -114,8 +114,9 @@ type Options struct {
 	// addresses it returns. Nil: the system resolver. Tests point it at a
 	// local DNS server.
 	RedisResolver *net.Resolver
-	// SecretReader reads the queue Secret and the workspace content
-	// claim's metadata (uncached). SetupWithManager
+	// SecretReader reads the queue Secret, the workspace content
+	// claim's metadata and, before a first pin of an existingSecret, the
+	// run's own status (uncached). SetupWithManager
 	// defaults it to the manager's APIReader.
 	SecretReader client.Reader
 	// SkipNameValidation lets tests register the controller in several managers.

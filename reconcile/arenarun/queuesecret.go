@@ -217,6 +217,16 @@ func (r *Reconciler) existingSecretURL(ctx context.Context, run *v1alpha1.ArenaR
 	}
 	version := string(sec.UID) + "/" + sec.ResourceVersion
 	u := string(sec.Data[ref.Key])
+	if q.SecretVersion == "" {
+		// The run in hand may come from a cache that has not seen the
+		// status patch which pinned the version yet; pinning again from it
+		// would take a Secret edited since as the first read.
+		pinned, err := r.livePinnedSecretVersion(ctx, run, ref)
+		if err != nil {
+			return "", err
+		}
+		q.SecretVersion = pinned
+	}
 	switch q.SecretVersion {
 	case "":
 		// The first read (or a run pinned before the field): pin it.
@@ -229,4 +239,19 @@ func (r *Reconciler) existingSecretURL(ctx context.Context, run *v1alpha1.ArenaR
 		return "", refuse("was replaced or written since the run was pinned")
 	}
 	return u, nil
+}
+
+// livePinnedSecretVersion is status.queue.secretVersion of the run as the
+// API server has it now (uncached), when it is pinned to ref; "" when it is
+// not pinned yet.
+func (r *Reconciler) livePinnedSecretVersion(ctx context.Context, run *v1alpha1.ArenaRun, ref *v1alpha1.ArenaRunQueueSecretRef) (string, error) {
+	live := &v1alpha1.ArenaRun{}
+	if err := r.secrets.Get(ctx, client.ObjectKeyFromObject(run), live); err != nil {
+		return "", fmt.Errorf("reading the run's pinned queue: %w", err)
+	}
+	q := live.Status.Queue
+	if live.UID != run.UID || q == nil || q.SecretRef == nil || *q.SecretRef != *ref {
+		return "", nil
+	}
+	return q.SecretVersion, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -239,6 +241,12 @@ var _ = Describe("a rollout's analysis step", func() {
 			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
 			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
 		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
+		// The step lasts about two intervals: a watch, not a poll, sees
+		// every status the operator writes during it.
+		sawAnalysis := watchFor(ctx, ns, key.Name, func(got *v1alpha1.AgentRuntime) bool {
+			a := got.Status.Rollout
+			return a != nil && a.Analysis != nil && a.Analysis.TemplateName == "quality"
+		})
 		Eventually(func() error {
 			got := &v1alpha1.AgentRuntime{}
 			if err := k8sClient.Get(ctx, key, got); err != nil {
@@ -250,21 +258,40 @@ var _ = Describe("a rollout's analysis step", func() {
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the analysis runs, then the rollout promotes 2.0.0")
-		sawAnalysis := false
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
 			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
-			if a := got.Status.Rollout; a != nil && a.Analysis != nil && a.Analysis.TemplateName == "quality" {
-				sawAnalysis = true
-			}
 			dump, _ := json.Marshal(got.Status)
 			g.Expect(got.Spec.PromptPackRef.Version).To(Equal("2.0.0"), "status %s", dump)
 			g.Expect(got.Spec.Rollout.Candidate).To(BeNil())
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
-		Expect(sawAnalysis).To(BeTrue(), "status.rollout.analysis was reported during the step")
+		Expect(sawAnalysis.Load()).To(BeTrue(), "status.rollout.analysis was reported during the step")
 		mu.Lock()
 		defer mu.Unlock()
 		Expect(queries).To(HaveLen(2), "count 2: two measurements")
 		Expect(queries).To(HaveEach(`ok{agent="support"}`))
 	})
 })
+
+// watchFor watches the AgentRuntime ns/name until the spec ends and reports
+// whether any version of it the API server sent satisfied seen.
+func watchFor(ctx context.Context, ns, name string, seen func(*v1alpha1.AgentRuntime) bool) *atomic.Bool {
+	GinkgoHelper()
+	wc, err := client.NewWithWatch(cluster.Config, client.Options{Scheme: k8sClient.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(ctx)
+	DeferCleanup(cancel)
+	w, err := wc.Watch(ctx, &v1alpha1.AgentRuntimeList{}, client.InNamespace(ns),
+		client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", name)})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(w.Stop)
+	found := &atomic.Bool{}
+	go func() {
+		for ev := range w.ResultChan() {
+			if ar, ok := ev.Object.(*v1alpha1.AgentRuntime); ok && seen(ar) {
+				found.Store(true)
+			}
+		}
+	}()
+	return found
+}
