@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -346,16 +347,35 @@ func gatewayAPIServed(t *testing.T) bool {
 	return false
 }
 
-// uninstallGatewayAPI removes the Gateway API's CRDs and waits until they
-// are no longer served, leaving the suite's API server as it found it.
+// uninstallGatewayAPI removes the Gateway API's CRDs and waits until the
+// CRD objects are gone, leaving the suite's API server as it found it. Not
+// being served is not enough: a terminating CRD stops being served before
+// its object is deleted, and the next test's install (Get, then Update)
+// would race that deletion and fail with NotFound.
 func uninstallGatewayAPI(t *testing.T, files []string) {
 	if err := envtest.UninstallCRDs(testConfig, envtest.CRDInstallOptions{Paths: files}); err != nil {
 		t.Errorf("uninstalling the Gateway API's CRDs: %v", err)
 		return
 	}
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true,
-		func(context.Context) (bool, error) { return !gatewayAPIServed(t), nil })
+	crds, err := apiextensionsclient.NewForConfig(testConfig)
 	if err != nil {
-		t.Errorf("the Gateway API's CRDs still served: %v", err)
+		t.Errorf("uninstalling the Gateway API's CRDs: %v", err)
+		return
+	}
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true,
+		func(ctx context.Context) (bool, error) {
+			list, err := crds.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, crd := range list.Items {
+				if crd.Spec.Group == gatewayv1.GroupName {
+					return false, nil
+				}
+			}
+			return !gatewayAPIServed(t), nil
+		})
+	if err != nil {
+		t.Errorf("the Gateway API's CRDs still present: %v", err)
 	}
 }
