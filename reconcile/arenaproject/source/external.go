@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -47,8 +48,25 @@ type Config struct {
 	// Default 60s.
 	FetchTimeout time.Duration
 	// MaxFetchBytes bounds the bytes read from the server in one call (its
-	// refs advertisement and pack). Default 128 MiB.
+	// refs advertisement and pack), and the pack written to disk. Default
+	// 128 MiB.
 	MaxFetchBytes int64
+	// MaxObjects bounds the objects of one fetched pack, checked from its
+	// header before anything is read for them. Default 100000.
+	MaxObjects int
+	// MaxObjectBytes bounds every object of a fetched pack that must be
+	// held whole in memory: a commit, tree or tag, a delta's base and the
+	// object it resolves to. Checked from the declared sizes before the
+	// object is inflated. A blob stored whole is streamed and bounded by
+	// Limits.MaxSnapshotBytes instead. Default 32 MiB.
+	MaxObjectBytes int64
+	// MaxInflatedBytes bounds the sum of the inflated sizes of every
+	// object of one fetched pack (a delta counted at the size it resolves
+	// to). Default 1 GiB.
+	MaxInflatedBytes int64
+	// FetchDir is where a fetch writes the repository (a fresh directory
+	// each, removed when the fetch's work is done). Default: os.TempDir().
+	FetchDir string
 	// Limits bound the snapshot check.
 	Limits Limits
 }
@@ -62,6 +80,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxFetchBytes <= 0 {
 		c.MaxFetchBytes = defaultMaxFetchBytes
+	}
+	if c.MaxObjects <= 0 {
+		c.MaxObjects = defaultMaxObjects
+	}
+	if c.MaxObjectBytes <= 0 {
+		c.MaxObjectBytes = defaultMaxObjectBytes
+	}
+	if c.MaxInflatedBytes <= 0 {
+		c.MaxInflatedBytes = defaultMaxInflatedBytes
 	}
 	c.Limits = c.Limits.withDefaults()
 	return c
@@ -174,6 +201,10 @@ func classify(ctx context.Context, err error, raw string) error {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		return newError(ReasonFetchFailed, err, "reading %s: the server refused the credentials", raw)
 	case errors.Is(err, ErrFetchTooLarge):
+		var pb *packBoundError
+		if errors.As(err, &pb) {
+			return newError(ReasonFetchFailed, pb, "reading %s", raw)
+		}
 		return newError(ReasonFetchFailed, ErrFetchTooLarge, "reading %s", raw)
 	}
 	return newError(ReasonFetchFailed, err, "reading %s", raw)
@@ -252,7 +283,13 @@ func headOf(refs []*plumbing.Reference, raw string) (branch, commit string, err 
 }
 
 // Fetch reads the whole external repository at raw (every branch and tag)
-// into memory, bounded by cfg.
+// into a fresh directory of cfg.FetchDir, bounded by cfg: the time
+// (FetchTimeout), the bytes read from the server (MaxFetchBytes), and what
+// the pack may inflate to, checked from its headers before any object is
+// inflated (MaxObjects, MaxObjectBytes, MaxInflatedBytes,
+// Limits.MaxSnapshotBytes; packindex.go). Objects are then read lazily
+// from the pack on disk. The caller closes the Repository, which removes
+// the directory.
 func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Repository, error) {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, cfg.FetchTimeout)
@@ -267,12 +304,22 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 	if err != nil {
 		return nil, err
 	}
-	repo, err := git.Init(memory.NewStorage(), nil)
+	dir, err := os.MkdirTemp(cfg.FetchDir, "omnia-git-fetch-")
 	if err != nil {
-		return nil, newError(ReasonFetchFailed, err, "reading %s", raw)
+		return nil, newError(ReasonFetchFailed, err, "reading %s: no room to fetch into", raw)
+	}
+	st := newFetchStorage(ctx, dir, cfg)
+	release := func() error { return errors.Join(st.Close(), os.RemoveAll(dir)) }
+	fail := func(err error) (*Repository, error) {
+		_ = release()
+		return nil, err
+	}
+	repo, err := git.Init(st, nil)
+	if err != nil {
+		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
 	}
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: git.DefaultRemoteName, URLs: []string{raw}}); err != nil {
-		return nil, newError(ReasonFetchFailed, err, "reading %s", raw)
+		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
 	}
 	err = repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
@@ -281,12 +328,12 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 		Tags:       git.NoTags,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil, classify(ctx, err, raw)
+		return fail(classify(ctx, err, raw))
 	}
 	if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))); err != nil {
-		return nil, newError(ReasonFetchFailed, err, "reading %s", raw)
+		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
 	}
-	return &Repository{repo: repo, name: raw, defaultBranch: branch, limits: cfg.Limits}, nil
+	return &Repository{repo: repo, name: raw, defaultBranch: branch, limits: cfg.Limits, close: release}, nil
 }
 
 // Opener opens projects' repositories: hosted ones under Config's content

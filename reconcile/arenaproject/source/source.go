@@ -59,14 +59,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -101,6 +100,9 @@ const (
 	defaultMaxSnapshotFiles     = 20000
 	defaultMaxSnapshotBytes     = 512 << 20
 	defaultMaxFetchBytes        = 128 << 20
+	defaultMaxObjects           = 100000
+	defaultMaxObjectBytes       = 32 << 20
+	defaultMaxInflatedBytes     = 1 << 30
 	defaultListTimeout          = 15 * time.Second
 	defaultFetchTimeout         = 60 * time.Second
 	defaultMaxReadFileBytes     = 1 << 20
@@ -198,6 +200,20 @@ type Repository struct {
 	name          string
 	defaultBranch string
 	limits        Limits
+	// close releases what the repository holds open (its directory
+	// handles, its temporary directory); nil: nothing.
+	close func() error
+}
+
+// Close releases the repository: a hosted one's directory handles, an
+// external one's fetched copy on disk. The Repository is not usable after.
+func (r *Repository) Close() error {
+	if r == nil || r.close == nil {
+		return nil
+	}
+	c := r.close
+	r.close = nil
+	return c()
 }
 
 // Name is the repository as status.source.repository records it: the URL
@@ -207,39 +223,58 @@ func (r *Repository) Name() string { return r.name }
 // DefaultBranch is the branch HEAD names.
 func (r *Repository) DefaultBranch() string { return r.defaultBranch }
 
-// openBounded opens the repository at dir (a working copy's .git, or a bare
-// repository) with every file access bound to its git directory: the
-// content volume is written by the tenant, so a symbolic link, a .git file
-// (gitdir: …) or a link inside the git directory must not make the operator
-// read another workspace's repository. dir itself and its .git must be real
-// directories; osfs's bound mode refuses any link leaving the git directory.
-func openBounded(dir string) (*git.Repository, error) {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", contentRel(dir))
+// openBounded opens the hosted repository at rel (<namespace>/arena/sources/<project>)
+// of the content root: a working copy's .git, or a bare repository. The
+// content volume is written by the tenants, so no component of rel, nor
+// .git, may be a symbolic link (each is opened through an os.Root from the
+// content root down, rootfs.go), a .git file (gitdir: …) is not followed,
+// and go-git reads every file through an os.Root of the git directory, so a
+// link inside it cannot lead out of it. The returned function closes what
+// was opened.
+func openBounded(root, rel string) (*git.Repository, func() error, error) {
+	where := contentRel(rel)
+	notFound := func(err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
+		case errors.Is(err, ErrLinkInPath):
+			return newError(ReasonRepositoryNotFound, nil, "hosted project: a directory on the way to %s is a symbolic link, which is not followed", where)
+		case errors.Is(err, errNotDirectory):
+			return newError(ReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", where)
 		}
-		return nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
-	if !fi.IsDir() {
-		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", contentRel(dir))
+	dir, err := OpenContentDir(root, rel, false)
+	if err != nil {
+		return nil, nil, notFound(err)
 	}
 	gitDir := dir
-	if fi, err := os.Lstat(filepath.Join(dir, git.GitDirName)); err == nil {
-		if !fi.IsDir() {
-			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", contentRel(dir))
+	if fi, err := dir.Lstat(git.GitDirName); err == nil {
+		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+			_ = dir.Close()
+			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", where)
 		}
-		gitDir = filepath.Join(dir, git.GitDirName)
+		gitDir, err = OpenDirNoLinks(dir, git.GitDirName, false)
+		_ = dir.Close()
+		if err != nil {
+			return nil, nil, notFound(err)
+		}
 	}
-	st := filesystem.NewStorage(osfs.New(gitDir, osfs.WithBoundOS()), cache.NewObjectLRUDefault())
+	st := filesystem.NewStorageWithOptions(newRootFS(gitDir), cache.NewObjectLRU(readCacheBytes),
+		filesystem.Options{LargeObjectThreshold: largeObjectThreshold})
+	closeAll := func() error {
+		err := st.Close()
+		return errors.Join(err, gitDir.Close())
+	}
 	repo, err := git.Open(st, nil)
 	if err != nil {
+		_ = closeAll()
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", contentRel(dir))
+			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
 		}
-		return nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
-	return repo, nil
+	return repo, closeAll, nil
 }
 
 // contentRel is dir's last four elements (<namespace>/arena/sources/<project>),
@@ -255,7 +290,12 @@ func contentRel(dir string) string {
 // HostedPath is where a hosted project's repository is:
 // <root>/<namespace>/arena/sources/<project>.
 func HostedPath(root, namespace, project string) string {
-	return filepath.Join(root, namespace, filepath.FromSlash(hostedSourcesDir), project)
+	return filepath.Join(root, filepath.FromSlash(hostedRel(namespace, project)))
+}
+
+// hostedRel is HostedPath relative to the content root, slash-separated.
+func hostedRel(namespace, project string) string {
+	return path.Join(namespace, hostedSourcesDir, project)
 }
 
 // ContentPath is a commit's snapshot relative to the workspace content
@@ -280,8 +320,7 @@ func OpenHosted(root, namespace, project string, limits Limits) (*Repository, er
 	if !dnsLabelish.MatchString(namespace) || !dnsLabelish.MatchString(project) {
 		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
 	}
-	dir := HostedPath(root, namespace, project)
-	repo, err := openBounded(dir)
+	repo, closeRepo, err := openBounded(root, hostedRel(namespace, project))
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +328,7 @@ func OpenHosted(root, namespace, project string, limits Limits) (*Repository, er
 	if head, err := repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
 		branch = head.Target().Short()
 	}
-	return &Repository{repo: repo, name: RepositoryHosted, defaultBranch: branch, limits: limits.withDefaults()}, nil
+	return &Repository{repo: repo, name: RepositoryHosted, defaultBranch: branch, limits: limits.withDefaults(), close: closeRepo}, nil
 }
 
 // Head is the commit the default branch points at. EmptyRepository when
