@@ -16,6 +16,11 @@ func init() {
 			ctrl.Log.WithName("arena").V(1).Info("ArenaProject controller not started: --arena is off")
 			return nil
 		}
-		return arenasetup.SetupProject(mgr, arenaConfig())
+		c := arenaConfig()
+		var err error
+		if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+			return err
+		}
+		return arenasetup.SetupProject(mgr, c)
 	})
 }

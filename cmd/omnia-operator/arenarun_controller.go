@@ -43,6 +43,10 @@ func init() {
 			url = strings.TrimSpace(string(b))
 		}
 		c := arenaConfig()
+		var err error
+		if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+			return err
+		}
 		c.QueueRedisURL = url
 		c.Policies = controllerPolicies
 		return arenasetup.SetupRun(mgr, c)

@@ -12,15 +12,19 @@
 // looks at the repository once: a hosted one is opened on disk, an external
 // one has its refs listed (one request, bounded by Config.ListTimeout and
 // MaxFetchBytes, dialled through reconcile/netguard; no objects are
-// downloaded here). The status is computed in memory and written once with
-// a merge patch, and not at all when nothing changed; each condition
-// transition emits an event.
+// downloaded here). The listing is a job of the shared source.Fetcher, not
+// the reconcile's: a reconcile that finds no listing done for this look
+// queues one and returns (Pending, reason Fetching, for a new generation;
+// the status stands otherwise), and the fetcher's announcement reconciles
+// the project again to read it. The status is computed in memory and
+// written once with a merge patch, and not at all when nothing changed;
+// each condition transition emits an event.
 //
 // A failed look is retried with a per-project exponential backoff
 // (MinBackoff doubling to MaxBackoff, reset by a success or a spec change):
 // a reconcile that comes sooner (another event) does not look again. A Ready
-// project is looked at again every RefreshInterval, so a moved default
-// branch shows.
+// project is looked at again every RefreshInterval (and not sooner), so a
+// moved default branch shows.
 package arenaproject
 
 import (
@@ -40,8 +44,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
@@ -65,6 +71,7 @@ const (
 	DefaultRefreshInterval = 5 * time.Minute
 	DefaultMinBackoff      = 10 * time.Second
 	DefaultMaxBackoff      = 10 * time.Minute
+	DefaultFetchPoll       = 15 * time.Second
 )
 
 // Options configure the controller. Zero values take the defaults.
@@ -86,6 +93,15 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
 	MaxConcurrentReconciles int
+	// Fetcher lists external repositories' refs outside the reconcile
+	// (shared with the ArenaRun controller). Nil: NewReconciler makes one
+	// with the default bounds, and SetupWithManager adds it to the
+	// manager.
+	Fetcher *source.Fetcher
+	// FetchPoll is how soon a project whose listing is still running is
+	// reconciled again if the fetcher's notification has not come first.
+	// Default 15s.
+	FetchPoll time.Duration
 	// SkipNameValidation lets tests register the controller in several
 	// managers of one process.
 	SkipNameValidation bool
@@ -107,11 +123,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 2
 	}
+	if o.Fetcher == nil {
+		o.Fetcher = source.NewFetcher(source.FetcherOptions{})
+	}
+	if o.FetchPoll <= 0 {
+		o.FetchPoll = DefaultFetchPoll
+	}
 	return o
 }
 
-// retry is a project's backoff state, keyed by its name; uid tells a
-// recreated project from the one that failed.
+// retry is when a project is looked at next, keyed by its name: after a
+// failure (its backoff) and after a success (RefreshInterval); uid and
+// generation tell a recreated or changed project from the one looked at.
 type retry struct {
 	uid        types.UID
 	generation int64
@@ -140,9 +163,11 @@ func NewReconciler(c client.Client, secrets client.Reader, mapper meta.RESTMappe
 		secrets = c
 	}
 	opts = opts.withDefaults()
+	opener := source.NewOpener(opts.Source, secrets)
+	opener.Fetcher = opts.Fetcher
 	return &Reconciler{
 		client: c, secrets: secrets, mapper: mapper, recorder: recorder, opts: opts,
-		opener:  source.NewOpener(opts.Source, secrets),
+		opener:  opener,
 		retries: map[types.NamespacedName]retry{},
 	}
 }
@@ -152,8 +177,16 @@ func NewReconciler(c client.Client, secrets client.Reader, mapper meta.RESTMappe
 func (r *Reconciler) Opener() *source.Opener { return r.opener }
 
 // SetupWithManager registers the controller: it reconciles ArenaProjects on
-// a spec change, and again on its own schedule (refresh, backoff).
+// a spec change, when the fetcher finished a listing it asked for, and
+// again on its own schedule (refresh, backoff). A fetcher it makes itself
+// (opts.Fetcher nil) is added to the manager.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.Fetcher == nil {
+		opts.Fetcher = source.NewFetcher(source.FetcherOptions{})
+		if err := mgr.Add(opts.Fetcher); err != nil {
+			return err
+		}
+	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
 	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
 	if opts.SkipNameValidation {
@@ -163,6 +196,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("arenaproject").
 		For(&v1alpha1.ArenaProject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WatchesRawSource(crsource.Channel(opts.Fetcher.Events(source.KindArenaProject), &handler.EnqueueRequestForObject{})).
 		WithOptions(copts).
 		Complete(r)
 }
@@ -184,21 +218,21 @@ func (r *Reconciler) due(p *v1alpha1.ArenaProject, now time.Time) time.Duration 
 	return 0
 }
 
-// record notes a look's outcome and returns when to look again.
+// record notes a look's outcome and returns when to look again: after
+// RefreshInterval, or the failure's backoff.
 func (r *Reconciler) record(p *v1alpha1.ArenaProject, failed bool, now time.Time) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := client.ObjectKeyFromObject(p)
-	if !failed {
-		delete(r.retries, key)
-		return r.opts.RefreshInterval
-	}
 	rt := r.retries[key]
-	if rt.uid != p.UID || rt.generation != p.Generation {
+	if rt.uid != p.UID || rt.generation != p.Generation || !failed {
 		rt = retry{uid: p.UID, generation: p.Generation}
 	}
-	rt.failures++
-	d := backoffDelay(rt.failures, r.opts.MinBackoff, r.opts.MaxBackoff)
+	d := r.opts.RefreshInterval
+	if failed {
+		rt.failures++
+		d = backoffDelay(rt.failures, r.opts.MinBackoff, r.opts.MaxBackoff)
+	}
 	rt.next = now.Add(d)
 	r.retries[key] = rt
 	return d
@@ -241,10 +275,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 		opened, err := r.opener.Head(ctx, p)
-		obs = &observation{opened: opened, err: err}
-		requeue = r.record(p, err != nil, now)
-		if err != nil {
-			log.V(1).Info("project repository not usable", "reason", source.ReasonOf(err), "error", err.Error(), "retryIn", requeue)
+		switch {
+		case source.IsFetching(err):
+			// The fetcher lists the refs outside this worker and tells
+			// the controller when it is done. Until then a status that
+			// answers this generation stands; a new generation says it
+			// is being fetched.
+			requeue = r.opts.FetchPoll
+			if p.Status.ObservedGeneration == p.Generation && p.Status.Phase != "" {
+				return ctrl.Result{RequeueAfter: requeue}, nil
+			}
+			obs = &observation{opened: opened, err: err}
+		default:
+			obs = &observation{opened: opened, err: err}
+			requeue = r.record(p, err != nil, now)
+			if err != nil {
+				log.V(1).Info("project repository not usable", "reason", source.ReasonOf(err), "error", err.Error(), "retryIn", requeue)
+			}
 		}
 	} else {
 		// A refused spec is judged again every RefreshInterval (nothing

@@ -317,3 +317,57 @@ func TestGitURLSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestExternalProjectDoesNotWaitForTheServer: a git server that stalls
+// does not hold an ArenaProject reconcile worker: Reconcile returns while
+// the server still holds the listing (the fetcher lists the refs outside
+// the reconcile), with a requeue and the project Pending (Fetching); once
+// the server answers, the fetcher's announcement makes the project Ready.
+// Before the fetcher, Reconcile listed the refs itself and returned only
+// when ListTimeout cut the request, with FetchFailed.
+func TestExternalProjectDoesNotWaitForTheServer(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := twoCommits(t, repo, "main")
+	hold, arrived := make(chan struct{}), make(chan struct{}, 16)
+	srv := gittest.Serve(t, repo, gittest.Options{Hold: hold, Arrived: arrived})
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(hold)
+		}
+	}
+	t.Cleanup(release)
+	ns := namespace(t)
+	create(t, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "slow"},
+		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL}}})
+
+	// A reconciler of the test's own, called directly (the manager's also
+	// reconciles the project, and also only queues a listing). The time
+	// bound only keeps a reconcile that does wait from hanging the test.
+	r := NewReconciler(direct, nil, direct.RESTMapper(), nil, Options{
+		License: licence, Clock: clocktesting.NewFakeClock(t0),
+		Source: source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
+	})
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RequeueAfter <= 0 {
+		t.Errorf("Reconcile returned %+v, want a requeue while the listing runs", res)
+	}
+	p := &v1alpha1.ArenaProject{}
+	if err := direct.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "slow"}, p); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
+	if p.Status.Phase != v1alpha1.ArenaProjectPhasePending || c == nil || c.Reason != source.ReasonFetching {
+		t.Fatalf("while the server holds the listing: phase %q, Ready %+v; want Pending, Fetching", p.Status.Phase, c)
+	}
+	<-arrived // a listing is in flight, held by the server
+	release()
+	eventually(t, ns, "slow", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
+}

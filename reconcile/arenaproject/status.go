@@ -30,11 +30,15 @@ type observation struct {
 	err    error
 }
 
-// pendingReasons are the failures of a hosted project that the editor (or
-// whoever fills the content volume) is expected to fix by creating the
-// repository or its first commit: the project waits in Pending. Every
+// phaseOf is the phase of a look that failed with reason: Pending while
+// the fetcher lists the refs (Fetching), and for the failures of a hosted
+// project that the editor (or whoever fills the content volume) is
+// expected to fix by creating the repository or its first commit. Every
 // other failure is Failed.
 func phaseOf(p *v1alpha1.ArenaProject, reason string) v1alpha1.ArenaProjectPhase {
+	if reason == source.ReasonFetching {
+		return v1alpha1.ArenaProjectPhasePending
+	}
 	if p.Spec.Git == nil && (reason == source.ReasonRepositoryNotFound || reason == source.ReasonEmptyRepository) {
 		return v1alpha1.ArenaProjectPhasePending
 	}

@@ -48,10 +48,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	crsource "sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
@@ -87,6 +89,10 @@ type Options struct {
 	// Resolver resolves a run's ref on its ArenaProject. Nil: runs whose
 	// project is Ready wait with SourceResolverUnavailable.
 	Resolver SourceResolver
+	// SourceEvents announces an ArenaProject whose resolution the resolver
+	// finished outside the reconcile (ProjectResolver.Events): the runs of
+	// its namespace are reconciled. Nil: none.
+	SourceEvents <-chan event.GenericEvent
 	// DefaultRedisURL is the operator-wide arena queue
 	// (--arena-queue-redis-url), used when the run's service group sets no
 	// redis. Empty: such runs cannot create their Job (JobCreationFailed).
@@ -239,6 +245,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Owns(&batchv1.Job{}).
 		Watches(&v1alpha1.ArenaProject{}, handler.EnqueueRequestsFromMapFunc(r.runsInNamespace)).
 		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.runsOfWorkspace))
+	if opts.SourceEvents != nil {
+		b = b.WatchesRawSource(crsource.Channel(opts.SourceEvents, handler.EnqueueRequestsFromMapFunc(r.runsInNamespace)))
+	}
 	return policycheck.Watch(b, opts.Policies, "ArenaRun", r.client, func() client.ObjectList { return &v1alpha1.ArenaRunList{} }).
 		WithOptions(copts).
 		Complete(r)
@@ -406,6 +415,10 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	// matrix built from it.
 	if resolved == nil && st.StartTime == nil {
 		rs, err := r.resolve(ctx, run, st.Source.Commit)
+		if errors.Is(err, ErrSourcePending) {
+			s.after(r.opts.ProjectRetry)
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -534,6 +547,10 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 			// The commit was pinned by an earlier reconcile: read its arena
 			// file again (a SHA resolves to itself).
 			rs, err := r.resolve(ctx, run, st.Source.Commit)
+			if errors.Is(err, ErrSourcePending) {
+				s.after(r.opts.ProjectRetry)
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -663,6 +680,10 @@ func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *
 		return nil, nil
 	}
 	rs, err := r.opts.Resolver.Resolve(ctx, project, run.Spec.Template.Ref, run.Spec.Template.ArenaFile)
+	if errors.Is(err, ErrSourcePending) {
+		wait(ReasonSourceFetching, "ArenaProject "+name+"'s repository is being read")
+		return nil, nil
+	}
 	if err != nil {
 		if reason := resolutionReason(err); reason != "" {
 			setSourceValid(st, false, reason, err.Error(), gen, now)

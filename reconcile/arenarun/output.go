@@ -40,9 +40,11 @@ package arenarun
 //
 // The tenant writes its content subtree, so paths are built with care: the
 // namespace and run names must be DNS names, and every file operation goes
-// through an os.Root of <root>/<namespace> (opened through an os.Root of
-// <root>), so no symbolic link the tenant planted can make the controller
-// create or remove anything outside that workspace's subtree.
+// through an os.Root opened from <root> down one component at a time, each
+// a real directory (source.OpenDirNoLinks): no symbolic link the tenant
+// planted — <root>/<namespace> itself, or arena, or arena/runs — is
+// followed, so the controller creates or removes nothing outside that
+// workspace's subtree.
 
 import (
 	"context"
@@ -50,6 +52,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -64,6 +67,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 )
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns,verbs=get;list;watch;patch
@@ -266,10 +270,12 @@ func outputRemovalRetry(deletedAt, now time.Time, timeout time.Duration) (giveUp
 // errNoSubtree: the content root has no directory for the namespace.
 var errNoSubtree = errors.New("the workspace has no content subtree")
 
-// workspaceRoot opens <root>/<namespace> through an os.Root of root, so
-// the namespace directory itself cannot lead elsewhere. create makes it
-// when missing; otherwise a missing one is errNoSubtree (a missing root is
-// an error of its own).
+// workspaceRoot opens <root>/<namespace> through an os.Root of root, the
+// namespace directory a real directory, never a symbolic link (one to
+// another namespace's folder stays inside root, where os.Root would follow
+// it: source.OpenDirNoLinks refuses it). create makes it when missing;
+// otherwise a missing one is errNoSubtree (a missing root is an error of
+// its own).
 func workspaceRoot(root, namespace string, create bool) (*os.Root, error) {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return nil, fmt.Errorf("namespace %q: %s", namespace, strings.Join(errs, "; "))
@@ -279,16 +285,17 @@ func workspaceRoot(root, namespace string, create bool) (*os.Root, error) {
 		return nil, fmt.Errorf("opening the workspace content volume: %w", err)
 	}
 	defer func() { _ = top.Close() }()
-	if create {
-		if err := top.Mkdir(namespace, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, err
-		}
-	}
-	ws, err := top.OpenRoot(namespace)
+	ws, err := source.OpenDirNoLinks(top, namespace, create)
 	if !create && errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoSubtree
 	}
 	return ws, err
+}
+
+// runsDir opens arena/runs of a workspace subtree, each component a real
+// directory (no link followed, even one inside the namespace).
+func runsDir(ws *os.Root, create bool) (*os.Root, error) {
+	return source.OpenDirNoLinks(ws, path.Dir(OutputDir("x")), create)
 }
 
 // outputRel is the run's directory relative to its workspace subtree, for a
@@ -302,11 +309,10 @@ func outputRel(run string) (string, error) {
 
 // makeOutputDir makes the run's directory (mode 0777) in namespace's
 // subtree of root; created reports whether it did not exist before. An
-// existing directory is kept as it is; anything else in its place is an
-// error.
+// existing directory is kept as it is; anything else in its place (a
+// symbolic link included) is an error.
 func makeOutputDir(root, namespace, run string) (created bool, err error) {
-	rel, err := outputRel(run)
-	if err != nil {
+	if _, err := outputRel(run); err != nil {
 		return false, err
 	}
 	ws, err := workspaceRoot(root, namespace, true)
@@ -314,21 +320,26 @@ func makeOutputDir(root, namespace, run string) (created bool, err error) {
 		return false, err
 	}
 	defer func() { _ = ws.Close() }()
-	_, statErr := ws.Lstat(rel)
-	created = errors.Is(statErr, fs.ErrNotExist)
-	if err := ws.MkdirAll(rel, 0o755); err != nil {
+	runs, err := runsDir(ws, true)
+	if err != nil {
 		return false, err
 	}
-	fi, err := ws.Lstat(rel)
+	defer func() { _ = runs.Close() }()
+	err = runs.Mkdir(run, 0o755)
+	created = err == nil
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return false, err
+	}
+	fi, err := runs.Lstat(run)
 	if err != nil {
 		return false, err
 	}
 	if !fi.IsDir() {
-		return false, fmt.Errorf("%s is not a directory", rel)
+		return false, fmt.Errorf("%s is not a directory", OutputDir(run))
 	}
 	if created {
 		// The workers run as a user the operator does not know.
-		if err := ws.Chmod(rel, 0o777); err != nil {
+		if err := runs.Chmod(run, 0o777); err != nil {
 			return false, err
 		}
 	}
@@ -338,8 +349,7 @@ func makeOutputDir(root, namespace, run string) (created bool, err error) {
 // removeOutputDir removes the run's directory from namespace's subtree of
 // root. Nothing there (not even the subtree) is not an error.
 func removeOutputDir(root, namespace, run string) error {
-	rel, err := outputRel(run)
-	if err != nil {
+	if _, err := outputRel(run); err != nil {
 		return err
 	}
 	ws, err := workspaceRoot(root, namespace, false)
@@ -350,5 +360,13 @@ func removeOutputDir(root, namespace, run string) error {
 		return err
 	}
 	defer func() { _ = ws.Close() }()
-	return ws.RemoveAll(rel)
+	runs, err := runsDir(ws, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = runs.Close() }()
+	return runs.RemoveAll(run)
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -24,24 +24,43 @@ const arenaConfigKind = "Arena"
 
 // ProjectResolver is the operator's SourceResolver: it resolves a run's ref
 // on its ArenaProject with the ArenaProject controller's go-git source
-// package (source.Opener.ResolveRef: the commit, checked exportable), reads
+// package (source.Opener.Snapshot: the commit, checked exportable), reads
 // the arena file at that commit (bounded, MaxArenaFileBytes), parses the
 // scenarios and providers it lists (ParseArenaConfig), and, when the
 // operator has a workspace content volume, exports the commit's snapshot to
 // <content root>/<namespace>/<status.source.contentPath> for the workers.
 //
+// The operator's resolver has a source.Fetcher (arenasetup): the fetch and
+// the export are a fetcher job, never the reconcile's own work. A question
+// whose answer is not there yet is ErrSourcePending at once (the job
+// queued); the fetcher announces the project on Events when it is done.
+//
 // Errors: ErrRefNotFound (the ref names nothing), ErrSnapshotUnexportable
 // (the commit cannot be exported, or its arena file is missing, too large or
-// not a valid arena config); anything else (the repository cannot be read
-// now, the export failed to write) is transient and retried.
+// not a valid arena config), ErrSourcePending (being fetched); anything else
+// (the repository cannot be read now, the export failed to write) is
+// transient and retried.
 type ProjectResolver struct {
 	Opener *source.Opener
 }
 
 // NewProjectResolver returns the resolver over cfg; secrets reads external
-// projects' spec.git.secretRef (the manager's uncached APIReader).
-func NewProjectResolver(cfg source.Config, secrets client.Reader) *ProjectResolver {
-	return &ProjectResolver{Opener: source.NewOpener(cfg, secrets)}
+// projects' spec.git.secretRef (the manager's uncached APIReader). fetcher
+// runs its fetches (nil: Resolve does them itself, a test's choice).
+func NewProjectResolver(cfg source.Config, secrets client.Reader, fetcher *source.Fetcher) *ProjectResolver {
+	o := source.NewOpener(cfg, secrets)
+	o.Fetcher = fetcher
+	return &ProjectResolver{Opener: o}
+}
+
+// Events is where the resolver's fetcher announces a project whose
+// answer is ready (nil without a fetcher), for the ArenaRun controller's
+// watch (Options.SourceEvents).
+func (r *ProjectResolver) Events() <-chan event.GenericEvent {
+	if r.Opener.Fetcher == nil {
+		return nil
+	}
+	return r.Opener.Fetcher.Events(source.KindArenaRun)
 }
 
 // Resolve implements SourceResolver.
@@ -49,24 +68,23 @@ func (r *ProjectResolver) Resolve(ctx context.Context, project *v1alpha1.ArenaPr
 	if arenaFile == "" {
 		arenaFile = source.DefaultArenaFile
 	}
-	pin, repo, err := r.Opener.ResolveRef(ctx, project, ref, arenaFile)
+	dir := path.Dir(path.Clean(arenaFile))
+	snap, err := r.Opener.Snapshot(ctx, project, ref, arenaFile, source.SnapshotOptions{
+		MaxArenaFileBytes: MaxArenaFileBytes,
+		// An arena file that is no valid config exports nothing.
+		Check: func(data []byte) error { _, err := ParseArenaConfig(data, dir); return err },
+	})
+	if source.IsFetching(err) {
+		return Resolved{}, fmt.Errorf("%w: %v", ErrSourcePending, err)
+	}
 	if err != nil {
 		return Resolved{}, mapSourceError(err)
 	}
-	data, err := repo.ReadFile(pin.Commit, arenaFile, MaxArenaFileBytes)
+	cfg, err := ParseArenaConfig(snap.ArenaFile, dir)
 	if err != nil {
-		return Resolved{}, mapSourceError(err)
+		return Resolved{}, fmt.Errorf("%w: arena file %s at commit %s: %v", ErrSnapshotUnexportable, arenaFile, shortSHA(snap.Pin.Commit), err)
 	}
-	cfg, err := ParseArenaConfig(data, path.Dir(path.Clean(arenaFile)))
-	if err != nil {
-		return Resolved{}, fmt.Errorf("%w: arena file %s at commit %s: %v", ErrSnapshotUnexportable, arenaFile, shortSHA(pin.Commit), err)
-	}
-	if root := r.Opener.Config.ContentRoot; root != "" {
-		dir := filepath.Join(root, project.Namespace, filepath.FromSlash(pin.ContentPath))
-		if err := repo.Export(pin.Commit, arenaFile, dir); err != nil {
-			return Resolved{}, mapSourceError(err)
-		}
-	}
+	pin := snap.Pin
 	return Resolved{
 		Source: v1alpha1.ArenaRunSource{
 			Repository:  pin.Repository,

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -135,7 +136,7 @@ func TestProjectResolverHosted(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := resolverRepo(t, repo)
-	r := NewProjectResolver(source.Config{ContentRoot: root}, nil)
+	r := NewProjectResolver(source.Config{ContentRoot: root}, nil, source.NewFetcher(source.FetcherOptions{}))
 	project := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evals"}}
 	cases := []struct {
 		name, ref, arenaFile string
@@ -167,7 +168,7 @@ func TestProjectResolverHosted(t *testing.T) {
 			if tc.project != nil {
 				p = tc.project
 			}
-			got, err := r.Resolve(context.Background(), p, tc.ref, tc.arenaFile)
+			got, err := resolveWait(t, r, p, tc.ref, tc.arenaFile)
 			switch {
 			case tc.err != nil:
 				if !errors.Is(err, tc.err) || resolutionReason(err) != tc.err.Error() {
@@ -231,10 +232,10 @@ func TestProjectResolverExternal(t *testing.T) {
 	if err := direct.Create(ctx, gitCredentials(ns, "creds", "bot", "tok")); err != nil {
 		t.Fatal(err)
 	}
-	r := NewProjectResolver(source.Config{CredentialHosts: []string{hostOf(srv)}}, direct)
+	r := NewProjectResolver(source.Config{CredentialHosts: []string{hostOf(srv)}}, direct, source.NewFetcher(source.FetcherOptions{}))
 	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ext"},
 		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL, SecretRef: &v1alpha1.LocalObjectReference{Name: "creds"}}}}
-	got, err := r.Resolve(ctx, p, "", "")
+	got, err := resolveWait(t, r, p, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,12 +245,72 @@ func TestProjectResolverExternal(t *testing.T) {
 	if !reflect.DeepEqual(got.Scenarios, []string{"scenarios/a.yaml", "scenarios/b.yaml"}) || !reflect.DeepEqual(got.Providers, []string{"mock"}) {
 		t.Fatalf("scenarios %v providers %v", got.Scenarios, got.Providers)
 	}
-	if _, err := r.Resolve(ctx, p, "nope", ""); !errors.Is(err, ErrRefNotFound) {
+	if _, err := resolveWait(t, r, p, "nope", ""); !errors.Is(err, ErrRefNotFound) {
 		t.Fatalf("unknown ref: %v", err)
 	}
 	p.Spec.Git.SecretRef = nil
-	if _, err := r.Resolve(ctx, p, "", ""); err == nil || resolutionReason(err) != "" {
+	if _, err := resolveWait(t, r, p, "", ""); err == nil || resolutionReason(err) != "" {
 		t.Fatalf("without credentials: %v, want a transient error", err)
+	}
+}
+
+// resolveWait resolves through r's fetcher: while the answer is being
+// fetched, it waits for the fetcher's announcement and asks again.
+func resolveWait(t *testing.T, r *ProjectResolver, p *v1alpha1.ArenaProject, ref, arenaFile string) (Resolved, error) {
+	t.Helper()
+	for {
+		got, err := r.Resolve(context.Background(), p, ref, arenaFile)
+		if !errors.Is(err, ErrSourcePending) {
+			return got, err
+		}
+		if resolutionReason(err) != "" {
+			t.Fatalf("a pending resolution fails the run: %v", err)
+		}
+		select {
+		case <-r.Events():
+		case <-t.Context().Done():
+			t.Fatal("no announcement from the fetcher")
+		}
+	}
+}
+
+// TestProjectResolverDoesNotWaitForTheServer: a git server that stalls
+// does not hold the ArenaRun reconcile: Resolve returns at once, pending,
+// while the server still holds the request (the fetch runs in the
+// fetcher); the server released, the fetcher announces the project and the
+// next Resolve has the pin. Before the fetcher, Resolve fetched in the
+// reconcile and returned only when the fetch's time bound cut it.
+func TestProjectResolverDoesNotWaitForTheServer(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := resolverRepo(t, repo)
+	hold, arrived := make(chan struct{}), make(chan struct{}, 16)
+	srv := gittest.Serve(t, repo, gittest.Options{Hold: hold, Arrived: arrived})
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(hold)
+		}
+	}
+	t.Cleanup(release)
+	// The time bound only stops a reconcile that does wait from hanging
+	// the test; nothing is timed.
+	r := NewProjectResolver(source.Config{AllowHTTP: true, ListTimeout: 5 * time.Second, FetchTimeout: 5 * time.Second}, nil,
+		source.NewFetcher(source.FetcherOptions{}))
+	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "slow", UID: "u1", Generation: 1},
+		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL}}}
+	_, err = r.Resolve(context.Background(), p, "", "")
+	if !errors.Is(err, ErrSourcePending) || resolutionReason(err) != "" {
+		t.Fatalf("Resolve against a stalled server = %v, want ErrSourcePending at once", err)
+	}
+	<-arrived // the fetch is in flight, held by the server
+	release()
+	got, err := resolveWait(t, r, p, "", "")
+	if err != nil || got.Source.Commit != c["main"].String() {
+		t.Fatalf("after the server answered: %+v, %v", got.Source, err)
 	}
 }
 
@@ -281,8 +342,8 @@ func TestProjectResolverRefusesCredentials(t *testing.T) {
 		return &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ext"},
 			Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: url, SecretRef: &v1alpha1.LocalObjectReference{Name: secret}}}}
 	}
-	allowing := NewProjectResolver(source.Config{AllowHTTP: true, CredentialHosts: []string{hostOf(tenant), hostOf(plain)}}, direct)
-	allowingNone := NewProjectResolver(source.Config{}, direct)
+	allowing := NewProjectResolver(source.Config{AllowHTTP: true, CredentialHosts: []string{hostOf(tenant), hostOf(plain)}}, direct, source.NewFetcher(source.FetcherOptions{}))
+	allowingNone := NewProjectResolver(source.Config{}, direct, source.NewFetcher(source.FetcherOptions{}))
 	cases := []struct {
 		name     string
 		resolver *ProjectResolver
@@ -295,7 +356,7 @@ func TestProjectResolverRefusesCredentials(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.resolver.Resolve(ctx, tc.project, "", "")
+			_, err := resolveWait(t, tc.resolver, tc.project, "", "")
 			if source.ReasonOf(err) != tc.reason || resolutionReason(err) != "" {
 				t.Errorf("Resolve = %v, want reason %s (transient for the run)", err, tc.reason)
 			}

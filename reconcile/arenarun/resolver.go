@@ -14,6 +14,11 @@ var (
 	ErrRefNotFound = errors.New(v1alpha1.ArenaRunReasonRefNotFound)
 	// ErrSnapshotUnexportable: the commit cannot be exported as a snapshot.
 	ErrSnapshotUnexportable = errors.New(v1alpha1.ArenaRunReasonSnapshotUnexportable)
+	// ErrSourcePending: the answer is being fetched outside the reconcile
+	// (ProjectResolver's fetcher); the run waits (SourceValid reason
+	// SourceFetching) and is reconciled again when it is there. Neither a
+	// failure nor an error to retry at once.
+	ErrSourcePending = errors.New(ReasonSourceFetching)
 )
 
 // Resolved is what a run pins from its project: the commit (status.source)

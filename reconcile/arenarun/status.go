@@ -33,6 +33,10 @@ const (
 	// ReasonSourceResolverUnavailable: SourceValid while the operator has no
 	// resolver for ArenaProject refs (see SourceResolver).
 	ReasonSourceResolverUnavailable = "SourceResolverUnavailable"
+	// ReasonSourceFetching: SourceValid while the run's ref is being
+	// resolved by the operator's fetcher, outside the reconcile
+	// (ErrSourcePending).
+	ReasonSourceFetching = "SourceFetching"
 	// ReasonWaitingForSource: Ready of a Pending run waiting for its source.
 	ReasonWaitingForSource = "WaitingForSource"
 	// ReasonWaitingForJob: Ready of a Pending run whose Job is not created yet.

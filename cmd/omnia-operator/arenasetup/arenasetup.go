@@ -21,10 +21,15 @@ import (
 // Config is what the Arena controllers share.
 type Config struct {
 	// Source is how project repositories are reached (the content root
-	// --workspace-content-path, the credential hosts --arena-git-hosts).
+	// --workspace-content-path, the credential hosts --arena-git-hosts, the
+	// fetch bounds).
 	// The ArenaProject controller and the ArenaRun controller's resolver
 	// use the same.
 	Source source.Config
+	// Fetcher runs both controllers' fetches outside their reconciles
+	// (--arena-git-fetch-*). Nil: each setup makes one with the default
+	// bounds (Setup one for the three) and adds it to the manager.
+	Fetcher *source.Fetcher
 	// QueueRedisURL is the operator-wide arena queue, for runs whose
 	// service group sets no redis (--arena-queue-redis-url[-file]).
 	QueueRedisURL string
@@ -45,15 +50,33 @@ type Config struct {
 // project's repository and sets Ready, status.defaultBranch and
 // status.headCommit, so runs can wait for it and pin their commit.
 func SetupProject(mgr ctrl.Manager, c Config) error {
-	return arenaproject.SetupWithManager(mgr, arenaproject.Options{License: c.License, Source: c.Source})
+	if err := c.withFetcher(mgr); err != nil {
+		return err
+	}
+	return arenaproject.SetupWithManager(mgr, arenaproject.Options{License: c.License, Source: c.Source, Fetcher: c.Fetcher})
+}
+
+// withFetcher gives c a fetcher added to mgr when it has none.
+func (c *Config) withFetcher(mgr ctrl.Manager) error {
+	if c.Fetcher != nil {
+		return nil
+	}
+	c.Fetcher = source.NewFetcher(source.FetcherOptions{})
+	return mgr.Add(c.Fetcher)
 }
 
 // SetupRun registers the ArenaRun controller. Runs resolve their ref with
-// the ArenaProject controller's go-git source (same Source config), read
-// their arena file and export the snapshot into the content volume.
+// the ArenaProject controller's go-git source (same Source config and
+// fetcher), read their arena file and export the snapshot into the content
+// volume, all in fetcher jobs.
 func SetupRun(mgr ctrl.Manager, c Config) error {
+	if err := c.withFetcher(mgr); err != nil {
+		return err
+	}
+	resolver := arenarun.NewProjectResolver(c.Source, mgr.GetAPIReader(), c.Fetcher)
 	return arenarun.SetupWithManager(mgr, arenarun.Options{
-		Resolver:        arenarun.NewProjectResolver(c.Source, mgr.GetAPIReader()),
+		Resolver:        resolver,
+		SourceEvents:    resolver.Events(),
 		DefaultRedisURL: c.QueueRedisURL,
 		WorkerImage:     c.WorkerImage,
 		License:         c.License,
@@ -71,8 +94,11 @@ func SetupJob(mgr ctrl.Manager, c Config) error {
 	return arenajob.SetupWithManager(mgr, arenajob.Options{License: c.License, Clock: c.JobClock, Policies: c.Policies})
 }
 
-// Setup registers the three Arena controllers.
+// Setup registers the three Arena controllers, sharing one fetcher.
 func Setup(mgr ctrl.Manager, c Config) error {
+	if err := c.withFetcher(mgr); err != nil {
+		return err
+	}
 	for _, setup := range []func(ctrl.Manager, Config) error{SetupProject, SetupRun, SetupJob} {
 		if err := setup(mgr, c); err != nil {
 			return err

@@ -1,30 +1,59 @@
 package source
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Export writes commit's snapshot into dir: the tree as plain files
-// (executables 0755, others 0644) and in-tree symbolic links, after
-// CheckExportable(commit, arenaFile) passed. The files are written into a
-// temporary sibling of dir and renamed to dir at the end, so dir either
-// does not exist or holds the whole snapshot; an existing dir is left as it
-// is and nil returned (a snapshot of a commit never changes). Every write
-// goes through an os.Root of the temporary directory, so no entry can land
-// outside it. For the ArenaRun controller, into
-// <content subtree>/ContentPath(project, commit).
-func (r *Repository) Export(commit, arenaFile, dir string) error {
+// SnapshotsRel is where a hosted or external project's snapshots are,
+// relative to the content root: <namespace>/arena/sources/<project>/.arena/versions.
+func SnapshotsRel(namespace, project string) string {
+	return path.Dir(path.Join(namespace, ContentPath(project, "x")))
+}
+
+// OpenSnapshotsDir opens the directory of project's snapshots in
+// namespace's subtree of the content root (SnapshotsRel), creating what is
+// missing. Every component of it must be a real directory: a symbolic link
+// the tenant planted on the way (<root>/<ns>/arena -> ../other/arena) is
+// refused, not followed (rootfs.go).
+func OpenSnapshotsDir(root, namespace, project string) (*os.Root, error) {
+	if !dnsLabelish.MatchString(namespace) || !dnsLabelish.MatchString(project) {
+		return nil, fmt.Errorf("snapshot of %s/%s: not a valid name", namespace, project)
+	}
+	d, err := OpenContentDir(root, SnapshotsRel(namespace, project), true)
+	if err != nil {
+		return nil, fmt.Errorf("opening the snapshot directory of %s/%s: %w", namespace, project, err)
+	}
+	return d, nil
+}
+
+// Export writes commit's snapshot as the directory name of dest: the tree
+// as plain files (executables 0755, others 0644) and in-tree symbolic
+// links, after CheckExportable(commit, arenaFile) passed. The files are
+// written into a temporary sibling and renamed to name at the end, so name
+// either does not exist or holds the whole snapshot; an existing name is
+// left as it is and nil returned (a snapshot of a commit never changes).
+// Every write goes through an os.Root of the temporary directory, opened
+// from dest without following links, so no entry can land outside it. For
+// the ArenaRun controller, dest is OpenSnapshotsDir and name the commit.
+func (r *Repository) Export(commit, arenaFile string, dest *os.Root, name string) error {
 	if err := r.CheckExportable(commit, arenaFile); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(dir); err == nil {
+	if name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
+		return fmt.Errorf("export of %s: %q is not a directory name", commit, name)
+	}
+	if _, err := dest.Lstat(name); err == nil {
 		return nil
 	}
 	c, err := r.commit(commit)
@@ -35,27 +64,26 @@ func (r *Repository) Export(commit, arenaFile, dir string) error {
 	if err != nil {
 		return newError(ReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	tmpName := "." + name + ".tmp-" + hex.EncodeToString(nonce[:])
+	if err := dest.Mkdir(tmpName, 0o700); err != nil {
 		return fmt.Errorf("export of %s: %w", commit, err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	defer func() { _ = dest.RemoveAll(tmpName) }()
+	tmp, err := OpenDirNoLinks(dest, tmpName, false)
 	if err != nil {
 		return fmt.Errorf("export of %s: %w", commit, err)
 	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
+	defer func() { _ = tmp.Close() }()
+	if err := writeTree(r, tmp, tree); err != nil {
 		return fmt.Errorf("export of %s: %w", commit, err)
 	}
-	defer func() { _ = root.Close() }()
-	if err := writeTree(r, root, tree); err != nil {
+	if err := tmp.Chmod(".", 0o755); err != nil {
 		return fmt.Errorf("export of %s: %w", commit, err)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("export of %s: %w", commit, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Lstat(dir); statErr == nil {
+	if err := dest.Rename(tmpName, name); err != nil {
+		if _, statErr := dest.Lstat(name); statErr == nil {
 			return nil // another writer finished first
 		}
 		return fmt.Errorf("export of %s: %w", commit, err)

@@ -338,11 +338,15 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 
 // Opener opens projects' repositories: hosted ones under Config's content
 // root, external ones with the credentials of their secretRef, read through
-// Secrets.
+// Secrets. With a Fetcher, what reaches a git server or writes a snapshot
+// is a Fetcher job, never the caller's own work (Head, Snapshot).
 type Opener struct {
 	Config Config
 	// Secrets reads spec.git.secretRef (the manager's uncached APIReader).
 	Secrets ctrlclient.Reader
+	// Fetcher runs the fetches outside the caller (nil: the caller does
+	// them, a test's or a tool's choice).
+	Fetcher *Fetcher
 }
 
 // NewOpener returns an Opener with cfg's defaults applied.
@@ -361,56 +365,28 @@ func RepositoryName(p *v1alpha1.ArenaProject) string {
 // Head finds p's default branch and its commit without reading objects: a
 // hosted repository is opened on disk, an external one's refs are listed
 // (one bounded request, Config.ListTimeout). The ArenaProject controller's
-// call.
+// call. With a Fetcher, the listing is a Fetcher job: Head returns the
+// listing it finished since the last Head of this question (taking it), or
+// ErrFetching with the job queued.
 func (o *Opener) Head(ctx context.Context, p *v1alpha1.ArenaProject) (Opened, error) {
 	if p.Spec.Git == nil {
 		r, err := OpenHosted(o.Config.ContentRoot, p.Namespace, p.Name, o.Config.Limits)
 		if err != nil {
 			return Opened{Repository: RepositoryHosted}, err
 		}
+		defer func() { _ = r.Close() }()
 		c, err := r.Head()
 		return Opened{Repository: RepositoryHosted, DefaultBranch: r.DefaultBranch(), Commit: c}, err
 	}
 	raw := p.Spec.Git.URL
-	out := Opened{Repository: raw}
 	creds, err := o.credentials(ctx, p)
 	if err != nil {
-		return out, err
+		return Opened{Repository: raw}, err
+	}
+	if o.Fetcher != nil {
+		return o.headFromFetcher(p, creds)
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Config.ListTimeout)
 	defer cancel()
-	refs, err := listRemote(ctx, raw, creds, o.Config)
-	if err != nil {
-		return out, err
-	}
-	out.DefaultBranch, out.Commit, err = headOf(refs, raw)
-	return out, err
-}
-
-// Open opens p's repository with its objects: a hosted one on disk, an
-// external one fetched into memory (Config.FetchTimeout,
-// Config.MaxFetchBytes).
-func (o *Opener) Open(ctx context.Context, p *v1alpha1.ArenaProject) (*Repository, error) {
-	if p.Spec.Git == nil {
-		return OpenHosted(o.Config.ContentRoot, p.Namespace, p.Name, o.Config.Limits)
-	}
-	creds, err := o.credentials(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return Fetch(ctx, p.Spec.Git.URL, creds, o.Config)
-}
-
-// ResolveRef is the run's pin: p's repository opened, ref ("" the default
-// branch) resolved to a commit, and that commit checked exportable with
-// arenaFile ("" config.arena.yaml). Errors carry RefNotFound,
-// SnapshotUnexportable, or (the project cannot be read) one of the
-// project's Ready reasons; ReasonOf tells which.
-func (o *Opener) ResolveRef(ctx context.Context, p *v1alpha1.ArenaProject, ref, arenaFile string) (Pin, *Repository, error) {
-	r, err := o.Open(ctx, p)
-	if err != nil {
-		return Pin{}, nil, err
-	}
-	pin, err := r.Pin(p.Name, ref, arenaFile)
-	return pin, r, err
+	return listHead(ctx, raw, creds, o.Config)
 }

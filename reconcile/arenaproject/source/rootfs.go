@@ -229,6 +229,6 @@ type rootFile struct {
 	name string
 }
 
-func (f *rootFile) Name() string { return f.name }
+func (f *rootFile) Name() string  { return f.name }
 func (f *rootFile) Lock() error   { return nil }
 func (f *rootFile) Unlock() error { return nil }

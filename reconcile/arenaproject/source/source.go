@@ -2,9 +2,10 @@
 // read it: where it is (hosted on the workspace content volume, or an
 // external git URL), its default branch, the commit a ref resolves to, and
 // whether that commit can be exported as a run's snapshot. The ArenaProject
-// controller uses it to set Ready and status.defaultBranch; the ArenaRun
-// controller uses Opener.ResolveRef to pin status.source and ReadFile to
-// read the run's arena file.
+// controller uses it (Opener.Head) to set Ready and status.defaultBranch;
+// the ArenaRun controller uses Opener.Snapshot to pin status.source, read
+// the run's arena file and export the snapshot. Both go through one
+// Fetcher (fetcher.go), so no reconcile worker waits on a git server.
 //
 // Everything is done with go-git (github.com/go-git/go-git/v5); no git
 // binary is run.
@@ -18,9 +19,15 @@
 // subtree, and arena/sources/<project> is the directory whose
 // .arena/versions/<commit> holds the run snapshots (arenajob.md#source,
 // contentPath). It may be a working copy (with .git) or a bare repository.
+// The volume is the tenants', so every path under it is opened from the
+// content root down through os.Root, no component a symbolic link
+// (rootfs.go): neither the repository read nor a snapshot written can be
+// another namespace's.
 //
 // An external project (spec.git.url) is fetched over the smart HTTP
-// protocol into memory. A tenant chooses the URL, so the fetch is guarded:
+// protocol into a fresh directory of Config.FetchDir, its pack checked and
+// indexed from its declared sizes before any object is inflated
+// (packindex.go). A tenant chooses the URL, so the fetch is guarded:
 // https only (http only when Config.AllowHTTP, for local tests); every
 // connection is dialled through reconcile/netguard (no link-local or cloud
 // metadata address, after DNS); redirects are not followed; every call is
@@ -126,6 +133,11 @@ const (
 	CredentialsPasswordKey = credentialsPasswordKey
 	// DefaultMaxReadFileBytes bounds ReadFile when the caller gives 0.
 	DefaultMaxReadFileBytes = defaultMaxReadFileBytes
+	// Defaults of Config's fetch bounds.
+	DefaultMaxFetchBytes    = defaultMaxFetchBytes
+	DefaultMaxObjects       = defaultMaxObjects
+	DefaultMaxObjectBytes   = defaultMaxObjectBytes
+	DefaultMaxInflatedBytes = defaultMaxInflatedBytes
 )
 
 // Error is a resolution failure with the reason a condition carries.

@@ -474,14 +474,29 @@ func basicAuth(user, password string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
+// exportDir is the snapshot directory of project in namespace ns of root,
+// closed with the test.
+func exportDir(t *testing.T, root, project string) *os.Root {
+	t.Helper()
+	d, err := source.OpenSnapshotsDir(root, "ns", project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
 func TestExport(t *testing.T) {
 	root, f := hosted(t)
 	r, err := source.OpenHosted(root, "ns", "proj", source.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), filepath.FromSlash(source.ContentPath("proj", f.c1.String())))
-	if err := r.Export(f.c1.String(), "", out); err != nil {
+	defer func() { _ = r.Close() }()
+	outRoot := t.TempDir()
+	dest := exportDir(t, outRoot, "proj")
+	out := filepath.Join(outRoot, "ns", filepath.FromSlash(source.ContentPath("proj", f.c1.String())))
+	if err := r.Export(f.c1.String(), "", dest, f.c1.String()); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]string{"config.arena.yaml": "version: 1\n", "scenarios/hello.yaml": "name: hello\n", "scenarios/inner/x.yaml": "x\n", "scenarios/link-ok.yaml": "name: hello\n", "scenarios/inner/up.yaml": "name: hello\n"} {
@@ -497,15 +512,14 @@ func TestExport(t *testing.T) {
 		t.Errorf("link-ok.yaml is not a symlink: %v", err)
 	}
 	// Exporting again leaves it as it is; an unexportable commit writes nothing.
-	if err := r.Export(f.c1.String(), "", out); err != nil {
+	if err := r.Export(f.c1.String(), "", dest, f.c1.String()); err != nil {
 		t.Errorf("second export: %v", err)
 	}
-	bad := filepath.Join(t.TempDir(), "link")
-	if err := r.Export(f.link.String(), "", bad); !source.IsSnapshotUnexportable(err) {
+	if err := r.Export(f.link.String(), "", dest, "link"); !source.IsSnapshotUnexportable(err) {
 		t.Errorf("export of the escaping link = %v, want SnapshotUnexportable", err)
 	}
-	if _, err := os.Lstat(bad); !os.IsNotExist(err) {
-		t.Errorf("an unexportable commit left %s: %v", bad, err)
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(out), "link")); !os.IsNotExist(err) {
+		t.Errorf("an unexportable commit left a snapshot: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(out))
 	if len(entries) != 1 {
@@ -560,5 +574,65 @@ func TestHostedOpenStaysInItsRepository(t *testing.T) {
 		if c, err := r.Resolve(vf.c1.String()); err == nil {
 			t.Errorf("a link inside .git let evil/innerlink read the victim's commit %s", c)
 		}
+	}
+}
+
+// TestContentPathLinksAreNotFollowed: a link in a parent folder of a
+// project's repository — the namespace folder itself, or its arena folder —
+// pointing at another namespace's (a relative link, inside the content
+// root) does not make the operator read that namespace's repository, nor
+// write a snapshot into its folder: every component is opened through
+// os.Root from the content root down, and a link is refused.
+func TestContentPathLinksAreNotFollowed(t *testing.T) {
+	for _, tc := range []struct{ name, link, target string }{
+		{name: "the namespace folder", link: "evil", target: "victim"},
+		{name: "the arena folder", link: "evil/arena", target: "../victim/arena"},
+		{name: "the sources folder", link: "evil/arena/sources", target: "../../victim/arena/sources"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			repo, err := git.PlainInit(source.HostedPath(root, "victim", "proj"), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vf := build(t, repo, "main")
+			link := filepath.Join(root, filepath.FromSlash(tc.link))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tc.target, link); err != nil {
+				t.Fatal(err)
+			}
+
+			// Read: evil/proj is the victim's repository through the link.
+			r, err := source.OpenHosted(root, "evil", "proj", source.Limits{})
+			if err == nil {
+				c, rerr := r.Head()
+				_ = r.Close()
+				t.Fatalf("OpenHosted(evil/proj) read through the link (head %s, %v), want RepositoryNotFound", c, rerr)
+			}
+			if source.ReasonOf(err) != source.ReasonRepositoryNotFound || !strings.Contains(err.Error(), "symbolic link") {
+				t.Errorf("OpenHosted(evil/proj) = %v, want RepositoryNotFound naming the link", err)
+			}
+
+			// Write: a snapshot of evil/proj must not land in the victim's
+			// folder.
+			own, err := source.OpenHosted(root, "victim", "proj", source.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = own.Close() }()
+			victimSnap := filepath.Join(root, "victim", filepath.FromSlash(source.ContentPath("proj", vf.c1.String())))
+			if d, err := source.OpenSnapshotsDir(root, "evil", "proj"); err == nil {
+				werr := own.Export(vf.c1.String(), "", d, vf.c1.String())
+				_ = d.Close()
+				t.Errorf("OpenSnapshotsDir(evil/proj) opened through the link (export: %v)", werr)
+			} else if !errors.Is(err, source.ErrLinkInPath) {
+				t.Errorf("OpenSnapshotsDir(evil/proj) = %v, want ErrLinkInPath", err)
+			}
+			if _, err := os.Lstat(victimSnap); !os.IsNotExist(err) {
+				t.Errorf("a snapshot was written into the victim's folder: %v", err)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ package gittest
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -175,7 +176,7 @@ func (s *Server) Authorizations() []string {
 	return slices.Clone(s.authorizations)
 }
 
-// Options configure Serve.
+// Options configure Serve and ServePack.
 type Options struct {
 	// Username and Password, when set, are required (HTTP basic auth).
 	Username, Password string
@@ -186,6 +187,47 @@ type Options struct {
 	// server), so a test can know the server's host:port before it
 	// starts; nil: a new one on 127.0.0.1.
 	Listener net.Listener
+	// Arrived, when set, is sent to (without blocking) as each request
+	// arrives, before Hold.
+	Arrived chan<- struct{}
+	// Hold, when set, makes every request wait until it is closed (or its
+	// client goes away): a server that stalls. Close it before the server
+	// closes (a t.Cleanup registered after Serve runs first).
+	Hold <-chan struct{}
+}
+
+// enter counts a request, records its Authorization header, announces
+// it, holds it and checks its credentials; false when it was answered (refused).
+func (s *Server) enter(opts Options, w http.ResponseWriter, r *http.Request) bool {
+	s.Requests.Add(1)
+	if h := r.Header.Get("Authorization"); h != "" {
+		s.mu.Lock()
+		s.authorizations = append(s.authorizations, h)
+		s.mu.Unlock()
+	}
+	if opts.Arrived != nil {
+		select {
+		case opts.Arrived <- struct{}{}:
+		default:
+		}
+	}
+	if opts.Hold != nil {
+		select {
+		case <-opts.Hold:
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	if opts.Password == "" {
+		return true
+	}
+	u, p, ok := r.BasicAuth()
+	if !ok || u != opts.Username || p != opts.Password {
+		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+		http.Error(w, "authentication required", http.StatusUnauthorized)
+		return false
+	}
+	return true
 }
 
 type oneRepo struct{ s storer.Storer }
@@ -202,24 +244,7 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 	}
 	s := &Server{}
 	mux := http.NewServeMux()
-	auth := func(w http.ResponseWriter, r *http.Request) bool {
-		s.Requests.Add(1)
-		if h := r.Header.Get("Authorization"); h != "" {
-			s.mu.Lock()
-			s.authorizations = append(s.authorizations, h)
-			s.mu.Unlock()
-		}
-		if opts.Password == "" {
-			return true
-		}
-		u, p, ok := r.BasicAuth()
-		if !ok || u != opts.Username || p != opts.Password {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return false
-		}
-		return true
-	}
+	auth := func(w http.ResponseWriter, r *http.Request) bool { return s.enter(opts, w, r) }
 	mux.HandleFunc("GET /repo.git/info/refs", func(w http.ResponseWriter, r *http.Request) {
 		if !auth(w, r) {
 			return
@@ -267,6 +292,13 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
 		_ = resp.Encode(w)
 	})
+	s.start(t, mux, opts)
+	return s
+}
+
+// start serves mux on opts.Listener (or a new one), over https with the
+// test certificate when opts.TLS; the server closes with the test.
+func (s *Server) start(t testing.TB, mux *http.ServeMux, opts Options) {
 	s.Server = httptest.NewUnstartedServer(mux)
 	if opts.Listener != nil {
 		_ = s.Server.Listener.Close()
@@ -280,5 +312,42 @@ func Serve(t testing.TB, repo *git.Repository, opts Options) *Server {
 	}
 	s.URL = s.Server.URL + "/repo.git"
 	t.Cleanup(s.Close)
+}
+
+// ServePack starts a local smart-HTTP server (closed with the test) whose
+// repository advertises refs (HEAD naming head) and answers every fetch
+// with pack as it is, whatever the client wants: a server that sends what
+// a test built with Pack.
+func ServePack(t testing.TB, pack []byte, refs map[plumbing.ReferenceName]plumbing.Hash, head plumbing.ReferenceName, opts Options) *Server {
+	t.Helper()
+	s := &Server{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /repo.git/info/refs", func(w http.ResponseWriter, r *http.Request) {
+		if !s.enter(opts, w, r) {
+			return
+		}
+		ar := packp.NewAdvRefs()
+		for name, h := range refs {
+			ar.References[name.String()] = h
+		}
+		if h, ok := refs[head]; ok {
+			ar.Head = &h
+			_ = ar.Capabilities.Add(capability.SymRef, "HEAD:"+head.String())
+		}
+		_ = ar.Capabilities.Add(capability.OFSDelta)
+		ar.Prefix = [][]byte{[]byte("# service=" + transport.UploadPackServiceName), pktline.Flush}
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
+		_ = ar.Encode(w)
+	})
+	mux.HandleFunc("POST /repo.git/git-upload-pack", func(w http.ResponseWriter, r *http.Request) {
+		if !s.enter(opts, w, r) {
+			return
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
+		_, _ = w.Write([]byte("0008NAK\n"))
+		_, _ = w.Write(pack)
+	})
+	s.start(t, mux, opts)
 	return s
 }
