@@ -14,7 +14,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/storage/memory"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
 )
@@ -634,5 +636,37 @@ func TestContentPathLinksAreNotFollowed(t *testing.T) {
 				t.Errorf("a snapshot was written into the victim's folder: %v", err)
 			}
 		})
+	}
+}
+
+// TestSnapshotThroughTheFetcher: with a Fetcher, Snapshot does no work of
+// its own: the first ask is Fetching (a job queued), the fetcher announces
+// the project when the job is done, and the next ask has the pin, the arena
+// file and the snapshot on the content volume; asking again with the
+// pinned commit as the ref is answered from the same job.
+func TestSnapshotThroughTheFetcher(t *testing.T) {
+	root, f := hosted(t)
+	o := source.NewOpener(source.Config{ContentRoot: root}, nil)
+	o.Fetcher = source.NewFetcher(source.FetcherOptions{})
+	ready := o.Fetcher.Events(source.KindArenaRun)
+	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "proj", UID: "u", Generation: 1}}
+	_, err := o.Snapshot(context.Background(), p, "v1", "", source.SnapshotOptions{})
+	if !source.IsFetching(err) || source.ReasonOf(err) != source.ReasonFetching {
+		t.Fatalf("first Snapshot = %v, want Fetching", err)
+	}
+	ev := <-ready
+	if ev.Object.GetNamespace() != "ns" || ev.Object.GetName() != "proj" {
+		t.Fatalf("announced %s/%s", ev.Object.GetNamespace(), ev.Object.GetName())
+	}
+	s, err := o.Snapshot(context.Background(), p, "v1", "", source.SnapshotOptions{})
+	if err != nil || s.Pin.Commit != f.c1.String() || s.Pin.Ref != "v1" || string(s.ArenaFile) != "version: 1\n" {
+		t.Fatalf("Snapshot = %+v, %v", s, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ns", filepath.FromSlash(s.Pin.ContentPath), "config.arena.yaml")); err != nil {
+		t.Errorf("snapshot not exported: %v", err)
+	}
+	byCommit, err := o.Snapshot(context.Background(), p, f.c1.String(), "", source.SnapshotOptions{})
+	if err != nil || byCommit.Pin.Commit != f.c1.String() || byCommit.Pin.Ref != f.c1.String() || o.Fetcher.Pending() != 0 {
+		t.Errorf("Snapshot by commit = %+v, %v (%d jobs)", byCommit.Pin, err, o.Fetcher.Pending())
 	}
 }
