@@ -113,7 +113,13 @@ func TestPerProjectBackoff(t *testing.T) {
 	if d := r.record(edited, false, now); d != DefaultRefreshInterval {
 		t.Errorf("a success looks again in %s, want %s", d, DefaultRefreshInterval)
 	}
-	if d := r.due(edited, now); d != 0 {
-		t.Errorf("after a success the project waits %s", d)
+	// After a success a reconcile sooner than RefreshInterval (a stray
+	// event, a fetcher notification) does not look again: each look is one
+	// listing job. A failure after it starts the backoff afresh.
+	if d := r.due(edited, now.Add(time.Minute)); d != DefaultRefreshInterval-time.Minute {
+		t.Errorf("a minute after a success the project waits %s, want %s", d, DefaultRefreshInterval-time.Minute)
+	}
+	if d := r.record(edited, true, now); d != 10*time.Second {
+		t.Errorf("a failure after a success retries in %s, want 10s", d)
 	}
 }
