@@ -48,30 +48,34 @@ func hostOf(raw string) string {
 	return strings.ToLower(u.Host)
 }
 
-// headFromFetcher answers Head for an external project through the
-// Fetcher: a listing stored for this question is taken (the next look
-// lists again), otherwise a listing job is queued.
+// headFromFetcher answers Head through the Fetcher: an answer stored for
+// this question is taken (the next look asks anew), otherwise a job is
+// queued.
 func (o *Opener) headFromFetcher(p *v1alpha1.ArenaProject, creds *Credentials) (Opened, error) {
-	raw := p.Spec.Git.URL
+	name := RepositoryName(p)
 	f := o.Fetcher
-	key := questionKey("head", p.Namespace, p.Name, string(p.UID), strconv.FormatInt(p.Generation, 10), raw, f.credentialsID(creds))
+	key := questionKey("head", p.Namespace, p.Name, string(p.UID), strconv.FormatInt(p.Generation, 10), name, f.credentialsID(creds))
 	if r, ok := f.lookup(key, true); ok {
 		opened, _ := r.value.(Opened)
-		opened.Repository = raw
+		opened.Repository = name
 		return opened, r.err
 	}
-	cfg := o.Config
+	pc := p.DeepCopy()
+	host, what := "", "reading the hosted repository"
+	if pc.Spec.Git != nil {
+		host, what = hostOf(name), "listing the refs of "+name
+	}
 	job := &fetchJob{
-		key: key, namespace: p.Namespace, host: hostOf(raw),
-		owner:   types.NamespacedName{Namespace: p.Namespace, Name: p.Name},
-		timeout: cfg.ListTimeout,
+		key: key, namespace: pc.Namespace, host: host,
+		owner:   types.NamespacedName{Namespace: pc.Namespace, Name: pc.Name},
+		timeout: o.Config.ListTimeout,
 		run: func(ctx context.Context) []keyedAnswer {
-			out, err := listHead(ctx, raw, creds, cfg)
+			out, err := o.head(ctx, pc, creds)
 			return []keyedAnswer{{key: key, value: out, err: err, size: 256}}
 		},
 	}
 	err := f.submit(job, KindArenaProject)
-	return Opened{Repository: raw}, fetching(err, "listing the refs of %s", raw)
+	return Opened{Repository: name}, fetching(err, "%s", what)
 }
 
 // listHead lists raw's refs and finds its default branch and commit.
@@ -182,7 +186,7 @@ func (o *Opener) snapshot(ctx context.Context, p *v1alpha1.ArenaProject, creds *
 	var r *Repository
 	var err error
 	if p.Spec.Git == nil {
-		r, err = OpenHosted(o.Config.ContentRoot, p.Namespace, p.Name, o.Config.Limits)
+		r, err = openHosted(o.Config, p.Namespace, p.Name)
 	} else {
 		r, err = Fetch(ctx, p.Spec.Git.URL, creds, o.Config)
 	}

@@ -365,12 +365,30 @@ func RepositoryName(p *v1alpha1.ArenaProject) string {
 // Head finds p's default branch and its commit without reading objects: a
 // hosted repository is opened on disk, an external one's refs are listed
 // (one bounded request, Config.ListTimeout). The ArenaProject controller's
-// call. With a Fetcher, the listing is a Fetcher job: Head returns the
-// listing it finished since the last Head of this question (taking it), or
-// ErrFetching with the job queued.
+// call. With a Fetcher, the look is a Fetcher job (a hosted repository is
+// the tenant's content too: its packs are checked on the way, rootfs.go):
+// Head returns the answer the job found since the last Head of this
+// question (taking it), or ErrFetching with the job queued.
 func (o *Opener) Head(ctx context.Context, p *v1alpha1.ArenaProject) (Opened, error) {
+	var creds *Credentials
+	if p.Spec.Git != nil {
+		var err error
+		if creds, err = o.credentials(ctx, p); err != nil {
+			return Opened{Repository: p.Spec.Git.URL}, err
+		}
+	}
+	if o.Fetcher != nil {
+		return o.headFromFetcher(p, creds)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Config.ListTimeout)
+	defer cancel()
+	return o.head(ctx, p, creds)
+}
+
+// head is Head's work.
+func (o *Opener) head(ctx context.Context, p *v1alpha1.ArenaProject, creds *Credentials) (Opened, error) {
 	if p.Spec.Git == nil {
-		r, err := OpenHosted(o.Config.ContentRoot, p.Namespace, p.Name, o.Config.Limits)
+		r, err := openHosted(o.Config, p.Namespace, p.Name)
 		if err != nil {
 			return Opened{Repository: RepositoryHosted}, err
 		}
@@ -378,15 +396,5 @@ func (o *Opener) Head(ctx context.Context, p *v1alpha1.ArenaProject) (Opened, er
 		c, err := r.Head()
 		return Opened{Repository: RepositoryHosted, DefaultBranch: r.DefaultBranch(), Commit: c}, err
 	}
-	raw := p.Spec.Git.URL
-	creds, err := o.credentials(ctx, p)
-	if err != nil {
-		return Opened{Repository: raw}, err
-	}
-	if o.Fetcher != nil {
-		return o.headFromFetcher(p, creds)
-	}
-	ctx, cancel := context.WithTimeout(ctx, o.Config.ListTimeout)
-	defer cancel()
-	return listHead(ctx, raw, creds, o.Config)
+	return listHead(ctx, p.Spec.Git.URL, creds, o.Config)
 }

@@ -91,8 +91,8 @@ func TestFetchRefusesWhatInflatesPastItsBounds(t *testing.T) {
 		}, cfg: source.Config{AllowHTTP: true, Limits: source.Limits{MaxSnapshotBytes: 64 << 20}}, says: "file of 268435456 bytes"},
 		{name: "a delta that resolves to 256 MiB", build: func(p *gittest.Pack) []object.TreeEntry {
 			bi, bh := p.Add(plumbing.BlobObject, base)
-			p.AddDelta(bi, gittest.CopyDelta(int64(len(base)), 4096))
 			h := gittest.StreamHash(plumbing.BlobObject, int64(len(base))*4096, &gittest.RepeatReader{B: base})
+			p.AddDelta(bi, gittest.CopyDelta(int64(len(base)), 4096), h)
 			return []object.TreeEntry{{Name: "base.bin", Mode: filemode.Regular, Hash: bh}, {Name: "bomb.bin", Mode: filemode.Regular, Hash: h}}
 		}, cfg: source.Config{AllowHTTP: true}, says: "resolves to 268435456 bytes"},
 		{name: "more objects than the bound", build: func(p *gittest.Pack) []object.TreeEntry {
@@ -192,8 +192,8 @@ func TestFetchResolvesDeltas(t *testing.T) {
 	base := []byte(strings.Repeat("0123456789abcdef", 256))
 	p := &gittest.Pack{}
 	bi, bh := p.Add(plumbing.BlobObject, base)
-	p.AddDelta(bi, gittest.CopyDelta(int64(len(base)), 3))
 	want := bytes.Repeat(base, 3)
+	p.AddDelta(bi, gittest.CopyDelta(int64(len(base)), 3), plumbing.ComputeHash(plumbing.BlobObject, want))
 	srv, commit := servePack(t, p,
 		object.TreeEntry{Name: "base.bin", Mode: filemode.Regular, Hash: bh},
 		object.TreeEntry{Name: "thrice.bin", Mode: filemode.Regular, Hash: plumbing.ComputeHash(plumbing.BlobObject, want)})

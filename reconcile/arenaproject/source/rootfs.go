@@ -146,9 +146,11 @@ const maxDirEntries = 100000
 // the content root again.
 type rootFS struct {
 	root *os.Root
+	// bounds judge every file before go-git reads it (hostedread.go).
+	bounds readBounds
 }
 
-func newRootFS(root *os.Root) billy.Filesystem { return &rootFS{root: root} }
+func newRootFS(root *os.Root, bounds readBounds) *rootFS { return &rootFS{root: root, bounds: bounds} }
 
 // rel is a billy path as a path relative to the Root ("." for the root).
 func (f *rootFS) rel(name string) string {
@@ -168,9 +170,14 @@ func (f *rootFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, 
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_APPEND|os.O_TRUNC) != 0 {
 		return nil, errReadOnly
 	}
-	file, err := f.root.OpenFile(f.rel(name), flag, perm)
+	rel := f.rel(name)
+	file, err := f.root.OpenFile(rel, flag, perm)
 	if err != nil {
 		return nil, err
+	}
+	if err := f.bounds.judge(filepath.ToSlash(rel), file); err != nil {
+		_ = file.Close()
+		return nil, fmt.Errorf("%s: %w", filepath.ToSlash(rel), err)
 	}
 	return &rootFile{File: file, name: name}, nil
 }

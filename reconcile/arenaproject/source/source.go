@@ -243,7 +243,7 @@ func (r *Repository) DefaultBranch() string { return r.defaultBranch }
 // and go-git reads every file through an os.Root of the git directory, so a
 // link inside it cannot lead out of it. The returned function closes what
 // was opened.
-func openBounded(root, rel string) (*git.Repository, func() error, error) {
+func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() error, error) {
 	where := contentRel(rel)
 	notFound := func(err error) error {
 		switch {
@@ -272,7 +272,15 @@ func openBounded(root, rel string) (*git.Repository, func() error, error) {
 			return nil, nil, notFound(err)
 		}
 	}
-	st := filesystem.NewStorageWithOptions(newRootFS(gitDir), cache.NewObjectLRU(readCacheBytes),
+	fsys := newRootFS(gitDir, bounds)
+	if err := judgePacks(fsys); err != nil {
+		_ = gitDir.Close()
+		if errors.Is(err, ErrFetchTooLarge) {
+			return nil, nil, newError(ReasonFetchFailed, err, "hosted project %s: reading its repository", where)
+		}
+		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project %s: reading its repository", where)
+	}
+	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(readCacheBytes),
 		filesystem.Options{LargeObjectThreshold: largeObjectThreshold})
 	closeAll := func() error {
 		err := st.Close()
@@ -322,9 +330,17 @@ func ContentPath(project, commit string) string {
 var dnsLabelish = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
 // OpenHosted opens the hosted repository of project in namespace under
-// root. Errors: ContentRootNotSet (root empty), RepositoryNotFound (no
-// repository there).
+// root, with the default read bounds (Config's) and limits. Errors:
+// ContentRootNotSet (root empty), RepositoryNotFound (no repository
+// there), FetchFailed (its packs are over the read bounds).
 func OpenHosted(root, namespace, project string, limits Limits) (*Repository, error) {
+	return openHosted(Config{ContentRoot: root, Limits: limits}.withDefaults(), namespace, project)
+}
+
+// openHosted is OpenHosted with cfg's content root, bounds and limits.
+func openHosted(cfg Config, namespace, project string) (*Repository, error) {
+	cfg = cfg.withDefaults()
+	root, limits := cfg.ContentRoot, cfg.Limits
 	if root == "" {
 		return nil, newError(ReasonContentRootNotSet, nil,
 			"hosted project: the operator has no workspace content volume (--workspace-content-path is not set)")
@@ -332,7 +348,7 @@ func OpenHosted(root, namespace, project string, limits Limits) (*Repository, er
 	if !dnsLabelish.MatchString(namespace) || !dnsLabelish.MatchString(project) {
 		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
 	}
-	repo, closeRepo, err := openBounded(root, hostedRel(namespace, project))
+	repo, closeRepo, err := openBounded(root, hostedRel(namespace, project), cfg.readBounds())
 	if err != nil {
 		return nil, err
 	}
@@ -351,6 +367,9 @@ func (r *Repository) Head() (string, error) {
 		return "", newError(ReasonEmptyRepository, nil, "the default branch %s has no commit", r.defaultBranch)
 	}
 	c, err := r.peel(ref.Hash())
+	if errors.Is(err, ErrFetchTooLarge) {
+		return "", newError(ReasonFetchFailed, err, "reading the default branch %s", r.defaultBranch)
+	}
 	if err != nil {
 		return "", newError(ReasonEmptyRepository, err, "the default branch %s does not point at a commit", r.defaultBranch)
 	}
@@ -367,6 +386,9 @@ func (r *Repository) Resolve(ref string) (string, error) {
 	}
 	if len(ref) == sha1Hex && fullSHA.MatchString(strings.ToLower(ref)) {
 		c, err := r.repo.CommitObject(plumbing.NewHash(strings.ToLower(ref)))
+		if errors.Is(err, ErrFetchTooLarge) {
+			return "", newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", ref)
+		}
 		if err != nil {
 			return "", newError(ReasonRefNotFound, nil, "commit %s is not in the repository", ref)
 		}
@@ -387,6 +409,9 @@ func (r *Repository) Resolve(ref string) (string, error) {
 			continue
 		}
 		c, err := r.peel(rr.Hash())
+		if errors.Is(err, ErrFetchTooLarge) {
+			return "", newError(ReasonSnapshotUnexportable, err, "ref %s cannot be read", ref)
+		}
 		if err != nil {
 			return "", newError(ReasonRefNotFound, err, "ref %s does not name a commit", ref)
 		}
@@ -395,13 +420,21 @@ func (r *Repository) Resolve(ref string) (string, error) {
 	return "", newError(ReasonRefNotFound, nil, "ref %q names no branch, tag or commit of the repository", ref)
 }
 
-// peel is the commit h names, through annotated tags.
+// peel is the commit h names, through annotated tags. An object over the
+// read bounds (hostedread.go) is that error, not "not a commit".
 func (r *Repository) peel(h plumbing.Hash) (*object.Commit, error) {
 	for range 8 {
-		if c, err := r.repo.CommitObject(h); err == nil {
+		c, err := r.repo.CommitObject(h)
+		if err == nil {
 			return c, nil
 		}
+		if errors.Is(err, ErrFetchTooLarge) {
+			return nil, err
+		}
 		t, err := r.repo.TagObject(h)
+		if errors.Is(err, ErrFetchTooLarge) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("object %s is neither a commit nor a tag", h)
 		}
@@ -521,6 +554,9 @@ func (r *Repository) commit(commit string) (*object.Commit, error) {
 		return nil, newError(ReasonRefNotFound, nil, "%q is not a full commit SHA", commit)
 	}
 	c, err := r.repo.CommitObject(plumbing.NewHash(commit))
+	if errors.Is(err, ErrFetchTooLarge) {
+		return nil, newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", commit)
+	}
 	if err != nil {
 		return nil, newError(ReasonRefNotFound, nil, "commit %s is not in the repository", commit)
 	}

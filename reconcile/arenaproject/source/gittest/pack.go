@@ -11,17 +11,24 @@ import (
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"strconv"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// Pack is a pack being built: Add* append objects, Bytes encodes it.
+// Pack is a pack being built: Add* append objects, Bytes encodes it and
+// Index writes its .idx.
 type Pack struct {
 	objs []packObject
+	// offsets, crcs and sum are Bytes' (for Index).
+	offsets []int64
+	crcs    []uint32
+	sum     plumbing.Hash
 }
 
 type packObject struct {
@@ -32,25 +39,31 @@ type packObject struct {
 	// base and delta: an OFS delta on the object at index base.
 	base  int
 	delta []byte
+	// hash is the object's name (a delta's: the name of what it resolves
+	// to, as AddDelta was told).
+	hash plumbing.Hash
 }
 
 // Add appends a whole object of type typ and returns its index and name.
 func (p *Pack) Add(typ plumbing.ObjectType, content []byte) (int, plumbing.Hash) {
-	p.objs = append(p.objs, packObject{typ: typ, content: content, base: -1})
-	return len(p.objs) - 1, plumbing.ComputeHash(typ, content)
+	h := plumbing.ComputeHash(typ, content)
+	p.objs = append(p.objs, packObject{typ: typ, content: content, base: -1, hash: h})
+	return len(p.objs) - 1, h
 }
 
 // AddZeros appends a blob of size zero bytes, written and hashed as a
 // stream.
 func (p *Pack) AddZeros(size int64) (int, plumbing.Hash) {
-	p.objs = append(p.objs, packObject{typ: plumbing.BlobObject, zeros: size, base: -1})
-	return len(p.objs) - 1, StreamHash(plumbing.BlobObject, size, zeroReader{})
+	h := StreamHash(plumbing.BlobObject, size, zeroReader{})
+	p.objs = append(p.objs, packObject{typ: plumbing.BlobObject, zeros: size, base: -1, hash: h})
+	return len(p.objs) - 1, h
 }
 
 // AddDelta appends an OFS delta on the object at index base with the
-// instructions delta (see CopyDelta), and returns its index.
-func (p *Pack) AddDelta(base int, delta []byte) int {
-	p.objs = append(p.objs, packObject{typ: plumbing.OFSDeltaObject, base: base, delta: delta})
+// instructions delta (see CopyDelta), whose result is named result (for
+// Index), and returns its index.
+func (p *Pack) AddDelta(base int, delta []byte, result plumbing.Hash) int {
+	p.objs = append(p.objs, packObject{typ: plumbing.OFSDeltaObject, base: base, delta: delta, hash: result})
 	return len(p.objs) - 1
 }
 
@@ -97,6 +110,7 @@ func (p *Pack) Bytes(t testing.TB) []byte {
 	_ = binary.Write(&buf, binary.BigEndian, uint32(2))
 	_ = binary.Write(&buf, binary.BigEndian, uint32(len(p.objs)))
 	offsets := make([]int64, len(p.objs))
+	p.crcs = make([]uint32, len(p.objs))
 	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	for i, o := range p.objs {
 		offsets[i] = int64(buf.Len())
@@ -121,10 +135,39 @@ func (p *Pack) Bytes(t testing.TB) []byte {
 		if err := zw.Close(); err != nil {
 			t.Fatal(err)
 		}
+		p.crcs[i] = crc32.ChecksumIEEE(buf.Bytes()[offsets[i]:])
 	}
 	sum := sha1.Sum(buf.Bytes())
 	buf.Write(sum[:])
+	p.offsets, p.sum = offsets, plumbing.Hash(sum)
 	return buf.Bytes()
+}
+
+// Index is the .idx of the pack Bytes encoded, and the pack's checksum
+// (its file name is pack-<checksum>.pack): a pack placed in a repository's
+// objects/pack as it is, with no git tool indexing it.
+func (p *Pack) Index(t testing.TB) ([]byte, plumbing.Hash) {
+	t.Helper()
+	if p.offsets == nil {
+		t.Fatal("Index before Bytes")
+	}
+	w := new(idxfile.Writer)
+	_ = w.OnHeader(uint32(len(p.objs)))
+	for i, o := range p.objs {
+		_ = w.OnInflatedObjectContent(o.hash, p.offsets[i], p.crcs[i], nil)
+	}
+	if err := w.OnFooter(p.sum); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := w.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := idxfile.NewEncoder(&buf).Encode(idx); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), p.sum
 }
 
 // objectHeader is a pack entry's type and size.
