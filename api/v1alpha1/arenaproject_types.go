@@ -33,9 +33,9 @@ const (
 	// ArenaProjectReasonEmptyRepository: the repository has no commit on
 	// its default branch yet.
 	ArenaProjectReasonEmptyRepository = "EmptyRepository"
-	// ArenaProjectReasonFetching (phase Pending): the external repository's
-	// refs are being listed by the operator's fetcher, outside the
-	// reconcile; the project is looked at again when the listing ends.
+	// ArenaProjectReasonFetching (phase Pending): the repository is being
+	// read (an external one's refs listed) by the operator's fetcher,
+	// outside the reconcile; the project is looked at again when that ends.
 	ArenaProjectReasonFetching = "Fetching"
 	// ArenaProjectReasonFetchFailed: the external repository could not be
 	// read (network, authentication, time or size bound).
