@@ -23,7 +23,7 @@ const ReasonFetching = v1alpha1.ArenaProjectReasonFetching
 
 // errFetching is wrapped by the error of a question whose answer is being
 // fetched.
-var errFetching = errors.New("the answer is being fetched")
+var errFetching = errors.New("queued or running in the operator's fetcher")
 
 // IsFetching reports an Opener's answer that is not there yet: the job is
 // queued (or the queue was full and the caller asks again later); the

@@ -306,9 +306,7 @@ func (f *Fetcher) dispatchLocked() {
 // run runs one job under its time bound, stores its answers, frees its
 // slots and tells the controllers that asked.
 func (f *Fetcher) run(job *fetchJob) {
-	ctx, cancel := context.WithTimeout(f.ctx, job.timeout)
-	answers := job.run(ctx)
-	cancel()
+	answers := f.runJob(job)
 	now := f.opts.Clock.Now()
 
 	f.mu.Lock()
@@ -342,6 +340,19 @@ func (f *Fetcher) run(job *fetchJob) {
 	for _, n := range tell {
 		n.notify(job.owner)
 	}
+}
+
+// runJob runs job under its time bound. A panic in it (go-git on a
+// repository it did not expect) is the job's failure, not the operator's.
+func (f *Fetcher) runJob(job *fetchJob) (answers []keyedAnswer) {
+	ctx, cancel := context.WithTimeout(f.ctx, job.timeout)
+	defer cancel()
+	defer func() {
+		if recover() != nil {
+			answers = []keyedAnswer{{key: job.key, err: newError(ReasonFetchFailed, nil, "reading the repository failed unexpectedly")}}
+		}
+	}()
+	return job.run(ctx)
 }
 
 // storeLocked keeps r, replacing an older answer of its key, and drops the

@@ -223,3 +223,29 @@ func TestCredentialsID(t *testing.T) {
 		t.Error("the id is the same in another process (not keyed), or holds the password")
 	}
 }
+
+// TestFetcherSurvivesAPanickingJob: a job that panics (go-git on a
+// repository it did not expect) is that question's failure; the pool goes
+// on.
+func TestFetcherSurvivesAPanickingJob(t *testing.T) {
+	f := NewFetcher(FetcherOptions{Workers: 1})
+	done := events(f)[KindArenaRun]
+	if err := f.submit(&fetchJob{key: "boom", namespace: "ns", timeout: time.Minute,
+		run: func(context.Context) []keyedAnswer { panic("unexpected") }}, KindArenaRun); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	r, ok := f.lookup("boom", false)
+	if !ok || ReasonOf(r.err) != ReasonFetchFailed {
+		t.Fatalf("answer %+v, %v; want FetchFailed", r, ok)
+	}
+	b := newBlocking()
+	next := b.job("next", "ns", "")
+	b.release("next")
+	if err := f.submit(next, KindArenaRun); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-b.started; got != "next" {
+		t.Fatalf("started %s", got)
+	}
+}

@@ -125,7 +125,7 @@ func (b readBounds) judgePack(file *os.File, fi fs.FileInfo) error {
 		}
 	}
 	verdict := checkPack(context.Background(), file, b.pack)
-	if ok && (verdict == nil || errors.Is(verdict, ErrFetchTooLarge)) {
+	if ok {
 		packVerdicts.Lock()
 		if len(packVerdicts.m) >= maxPackVerdicts {
 			clear(packVerdicts.m)
