@@ -332,7 +332,7 @@ func TestExternalProjectDoesNotWaitForTheServer(t *testing.T) {
 	}
 	head := twoCommits(t, repo, "main")
 	hold, arrived := make(chan struct{}), make(chan struct{}, 16)
-	srv := gittest.Serve(t, repo, gittest.Options{Hold: hold, Arrived: arrived})
+	srv := gittest.Serve(t, repo, gittest.Options{Hold: hold, Arrived: arrived, TLS: true})
 	released := false
 	release := func() {
 		if !released {
@@ -350,7 +350,7 @@ func TestExternalProjectDoesNotWaitForTheServer(t *testing.T) {
 	// bound only keeps a reconcile that does wait from hanging the test.
 	r := NewReconciler(direct, nil, direct.RESTMapper(), nil, Options{
 		License: licence, Clock: clocktesting.NewFakeClock(t0),
-		Source: source.Config{ContentRoot: contentRoot, AllowHTTP: true, ListTimeout: 5 * time.Second},
+		Source: source.Config{ContentRoot: contentRoot, ListTimeout: 5 * time.Second},
 	})
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "slow"}})
 	if err != nil {
