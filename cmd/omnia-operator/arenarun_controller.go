@@ -48,6 +48,15 @@ func init() {
 			return err
 		}
 		c.QueueRedisURL = url
+		if url != "" {
+			p, err := tenantProvisioner(mgr, "omnia-operator-arena-acl")
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				c.TenantCredentials = p
+			}
+		}
 		c.Policies = controllerPolicies
 		return arenasetup.SetupRun(mgr, c)
 	})

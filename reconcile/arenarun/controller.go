@@ -82,6 +82,12 @@ const FieldManager = "omnia-arenarun"
 // AppliedHashAnnotation records the hash of the applied worker Job.
 const AppliedHashAnnotation = "arena.omnia.altairalabs.ai/applied-hash"
 
+// TenantCredentials turns the operator's admin URL of a Redis into the
+// URL of a namespace's own user on it (redisacl.Provisioner.TenantURL).
+type TenantCredentials interface {
+	TenantURL(ctx context.Context, adminURL, namespace string) (string, error)
+}
+
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
 	// Clock gives startTime, completionTime and condition times. Default: real.
@@ -97,6 +103,13 @@ type Options struct {
 	// (--arena-queue-redis-url), used when the run's service group sets no
 	// redis. Empty: such runs cannot create their Job (JobCreationFailed).
 	DefaultRedisURL string
+	// TenantCredentials, when set, gives each namespace its own credential
+	// on the operator-wide arena queue (redisacl.Provisioner): the run's
+	// Secret, its workers and the operator's own client use the
+	// namespace's Redis user, which reaches only that namespace's keys.
+	// Nil: every namespace gets DefaultRedisURL itself
+	// (--redis-tenant-credentials=false).
+	TenantCredentials TenantCredentials
 	// WorkerImage is the worker Job's image. Default DefaultWorkerImage.
 	WorkerImage string
 	// MaxItems caps a run's work matrix. Default queue.DefaultMaxItems.

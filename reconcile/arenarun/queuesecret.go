@@ -107,12 +107,28 @@ func (r *Reconciler) queueURL(ctx context.Context, run *v1alpha1.ArenaRun, st *v
 		if r.opts.DefaultRedisURL == "" {
 			return "", errors.New("the run's queue is the operator-wide arena queue, and none is configured (--arena-queue-redis-url)")
 		}
-		return r.ownQueueSecret(ctx, run, r.opts.DefaultRedisURL, "")
+		want, err := r.defaultQueueURL(ctx, run.Namespace)
+		if err != nil {
+			return "", err
+		}
+		return r.ownQueueSecret(ctx, run, want, "")
 	case q.SecretRef != nil && q.SecretRef.Name != QueueSecretName(run.Name):
 		return r.existingSecretURL(ctx, run, q)
 	default:
 		return r.ownQueueSecret(ctx, run, groupQueueURL(q, ws, run.Namespace), q.ConfigHash)
 	}
+}
+
+// defaultQueueURL is the operator-wide arena queue's URL for the runs of
+// namespace: its own Redis user's when the operator gives each namespace
+// one (Options.TenantCredentials), the admin URL otherwise. The user's
+// password is the operator's (kept in Redis, never in a tenant object), so
+// this too is decided without reading anything a tenant writes.
+func (r *Reconciler) defaultQueueURL(ctx context.Context, namespace string) (string, error) {
+	if r.opts.TenantCredentials == nil {
+		return r.opts.DefaultRedisURL, nil
+	}
+	return r.opts.TenantCredentials.TenantURL(ctx, r.opts.DefaultRedisURL, namespace)
 }
 
 // groupQueueURL is the URL the pinned group's redis gives now, when it

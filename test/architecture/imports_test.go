@@ -65,6 +65,12 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		// Per-namespace Redis credentials: Redis only, no Kubernetes.
+		pkg:        "redisacl",
+		forbidden:  []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go", "k8s.io/apimachinery"},
+		allowedOwn: nil,
+	},
+	{
 		// The deploy intent's wire types, decoder and validation: pure,
 		// so omniactl's deploy client and the operator share them.
 		pkg:        "deploy/intent",

@@ -26,6 +26,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
+	"github.com/altairalabs/omnia/reconcile/arenarun"
 )
 
 // ProjectName is the hosted project every namespace holds.
@@ -138,12 +139,29 @@ func (e *Env) WaitRun(ctx context.Context, ns, name string, phase v1alpha1.Arena
 	return run
 }
 
-// Queue is the run's work queue on the suite's Redis; its connection is
-// closed when the spec ends.
+// Queue is the run's work queue as its worker pods reach it: through the
+// URL of the run's queue Secret (<run>-queue-redis, key url: what the Job
+// hands the pods as ARENA_QUEUE_REDIS_URL), waiting for the Secret to be
+// written. With per-namespace credentials (the operator's default) that is
+// the namespace's own Redis user, not the suite's admin URL. Its connection
+// is closed when the spec ends.
 func (e *Env) Queue(ns, run string) *queue.Queue {
 	ginkgo.GinkgoHelper()
-	rdb, err := queue.Connect(e.RedisURL)
+	rdb, err := queue.Connect(e.WorkerQueueURL(ns, run))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(rdb.Close)
 	return queue.New(rdb, ns, run)
+}
+
+// WorkerQueueURL is the URL the run's queue Secret holds, once written.
+func (e *Env) WorkerQueueURL(ns, run string) string {
+	ginkgo.GinkgoHelper()
+	var u string
+	gomega.Eventually(func(g gomega.Gomega) {
+		sec := &corev1.Secret{}
+		g.Expect(e.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: arenarun.QueueSecretName(run)}, sec)).To(gomega.Succeed())
+		u = string(sec.Data[arenarun.QueueSecretKey])
+		g.Expect(u).NotTo(gomega.BeEmpty())
+	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+	return u
 }

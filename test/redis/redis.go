@@ -21,11 +21,20 @@ import (
 type Server struct {
 	// Addr is host:port on the loopback interface.
 	Addr string
-	cmd  *exec.Cmd
+	// Password is the default user's password ("" for none: anyone on
+	// the loopback interface is the default user).
+	Password string
+	cmd      *exec.Cmd
 }
 
-// URL is the server's redis:// URL (database 0).
-func (s *Server) URL() string { return "redis://" + s.Addr + "/0" }
+// URL is the server's redis:// URL (database 0), with the default user's
+// password when it has one.
+func (s *Server) URL() string {
+	if s.Password != "" {
+		return "redis://:" + s.Password + "@" + s.Addr + "/0"
+	}
+	return "redis://" + s.Addr + "/0"
+}
 
 // Start starts a redis-server for t and stops it in t.Cleanup. It fails
 // the test when redis-server is not installed (run hack/ensure-redis.sh).
@@ -43,17 +52,42 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartWithPassword is Start with the default user protected by password
+// (requirepass), as a production Redis whose admin is the operator: only
+// a client with a credential gets in.
+func StartWithPassword(t testing.TB, password string) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redis-server not found: run hack/ensure-redis.sh (make redis): %v", err)
+	}
+	s, err := startIn(bin, t.TempDir(), password)
+	if err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
 // StartIn starts the redis-server binary bin with its files in dir, on a
 // free loopback port (`make run` uses it under .local/redis). Stop it with
 // Stop.
-func StartIn(bin, dir string) (*Server, error) {
+func StartIn(bin, dir string) (*Server, error) { return startIn(bin, dir, "") }
+
+// StartInWithPassword is StartIn with the default user protected by
+// password (see StartWithPassword).
+func StartInWithPassword(bin, dir, password string) (*Server, error) {
+	return startIn(bin, dir, password)
+}
+
+func startIn(bin, dir, password string) (*Server, error) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return nil, fmt.Errorf("free port: %w", err)
 		}
-		s, err := start(bin, dir, port)
+		s, err := start(bin, dir, port, password)
 		if err == nil {
 			return s, nil
 		}
@@ -65,9 +99,9 @@ func StartIn(bin, dir string) (*Server, error) {
 // Stop kills the server and waits for it.
 func (s *Server) Stop() { s.stop() }
 
-func start(bin, dir string, port int) (*Server, error) {
+func start(bin, dir string, port int, password string) (*Server, error) {
 	logPath := filepath.Join(dir, "redis-"+strconv.Itoa(port)+".log")
-	cmd := exec.Command(bin,
+	args := []string{
 		"--bind", "127.0.0.1",
 		"--port", strconv.Itoa(port),
 		"--dir", dir,
@@ -76,11 +110,15 @@ func start(bin, dir string, port int) (*Server, error) {
 		"--protected-mode", "yes",
 		"--logfile", logPath,
 		"--daemonize", "no",
-	)
+	}
+	if password != "" {
+		args = append(args, "--requirepass", password)
+	}
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Password: password, cmd: cmd}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if ping(s.Addr) == nil {
@@ -117,7 +155,8 @@ func ping(addr string) error {
 	if err != nil {
 		return err
 	}
-	if !strings.HasPrefix(line, "+PONG") {
+	// A server with requirepass answers NOAUTH: it is up.
+	if !strings.HasPrefix(line, "+PONG") && !strings.HasPrefix(line, "-NOAUTH") {
 		return fmt.Errorf("unexpected reply %q", line)
 	}
 	return nil

@@ -33,6 +33,10 @@ type Config struct {
 	// QueueRedisURL is the operator-wide arena queue, for runs whose
 	// service group sets no redis (--arena-queue-redis-url[-file]).
 	QueueRedisURL string
+	// TenantCredentials gives each namespace its own user on QueueRedisURL
+	// (--redis-tenant-credentials); nil: every namespace gets
+	// QueueRedisURL itself.
+	TenantCredentials arenarun.TenantCredentials
 	// WorkerImage is the worker Job's image (--arena-worker-image).
 	WorkerImage string
 	// License is the licence in force (the operator's licence store).
@@ -75,11 +79,12 @@ func SetupRun(mgr ctrl.Manager, c Config) error {
 	}
 	resolver := arenarun.NewProjectResolver(c.Source, mgr.GetAPIReader(), c.Fetcher)
 	return arenarun.SetupWithManager(mgr, arenarun.Options{
-		Resolver:        resolver,
-		SourceEvents:    resolver.Events(),
-		DefaultRedisURL: c.QueueRedisURL,
-		WorkerImage:     c.WorkerImage,
-		License:         c.License,
+		Resolver:          resolver,
+		SourceEvents:      resolver.Events(),
+		DefaultRedisURL:   c.QueueRedisURL,
+		TenantCredentials: c.TenantCredentials,
+		WorkerImage:       c.WorkerImage,
+		License:           c.License,
 		// Runs keep their default output on the workspace content volume
 		// (arenajob.md § Without output).
 		ContentRoot: c.Source.ContentRoot,

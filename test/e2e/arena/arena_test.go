@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -167,6 +168,44 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		_, err = arenaworker.Run(ctx, fx.Queue(ns, "second-manual"), 1, arenaworker.Pass)
 		Expect(err).NotTo(HaveOccurred())
 		fx.WaitRun(ctx, ns, "second-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+	})
+
+	It("gives each namespace's workers a Redis credential that reaches only that namespace's runs", func() {
+		// Issue 24 P1 5: the operator-wide queue's URL and password were
+		// in every namespace's run Secret, so one tenant read, forged or
+		// drained another's queue. Each run's Secret now holds its
+		// namespace's own Redis user (the suite's Redis has a password, as
+		// a production one would, so nobody gets in without one).
+		nsA, _ := fx.Namespace(ctx, "arena-acl-a")
+		nsB, _ := fx.Namespace(ctx, "arena-acl-b")
+		Expect(fx.CreateJob(ctx, nsA, "eval", v1alpha1.ArenaJobSpec{})).To(Succeed())
+		Expect(fx.CreateJob(ctx, nsB, "eval", v1alpha1.ArenaJobSpec{})).To(Succeed())
+		fx.WaitRun(ctx, nsA, "eval-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		fx.WaitRun(ctx, nsB, "eval-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
+		urlA := fx.WorkerQueueURL(nsA, "eval-manual")
+		Expect(urlA).NotTo(ContainSubstring(redisPassword), "the run's Secret carries the operator's password")
+		u, err := url.Parse(urlA)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.User.Username()).To(Equal("omnia-ns-" + nsA))
+
+		// Tenant A's worker credential against tenant B's run.
+		rdbA, err := queue.Connect(urlA)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(rdbA.Close)
+		_, _, err = queue.New(rdbA, nsB, "eval-manual").State(ctx)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("NOPERM"))
+		_, _, err = queue.New(rdbA, nsB, "eval-manual").Pop(ctx)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("NOPERM"))
+
+		// Each namespace's own workers run its own run to the end.
+		for _, ns := range []string{nsA, nsB} {
+			st, err := arenaworker.Run(ctx, fx.Queue(ns, "eval-manual"), 1, arenaworker.Pass)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.Executed).To(BeNumerically(">", 0))
+			fx.WaitRun(ctx, ns, "eval-manual", v1alpha1.ArenaRunPhaseSucceeded, time.Minute)
+		}
 	})
 
 	It("starts a scheduled job's run on its tick, with the operator's real clock", func() {

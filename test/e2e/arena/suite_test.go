@@ -66,6 +66,10 @@ var _ = ReportAfterEach(func(r SpecReport) {
 	}
 })
 
+// redisPassword protects the suite's Redis: the operator's admin
+// credential, which no namespace's pods may receive.
+const redisPassword = "arena-e2e-admin-3f9c"
+
 func TestArena(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia Arena e2e")
@@ -88,7 +92,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
 	redisDir := filepath.Join(logDir, "redis")
 	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
-	redisSrv, err = testredis.StartIn(bin, redisDir)
+	redisSrv, err = testredis.StartInWithPassword(bin, redisDir, redisPassword)
 	Expect(err).NotTo(HaveOccurred())
 	urlFile := filepath.Join(logDir, "queue-redis-url")
 	Expect(os.WriteFile(urlFile, []byte(redisSrv.URL()+"\n"), 0o600)).To(Succeed())
