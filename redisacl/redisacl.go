@@ -61,16 +61,15 @@ func AsyncKeyPrefix(namespace string) string { return "omnia:async:{" + namespac
 // aside: reset first (so nothing an earlier version granted survives),
 // then the namespace's key patterns, no Pub/Sub channel, and every command
 // but the dangerous and administrative ones (KEYS, FLUSHALL, CONFIG, ACL,
-// DEBUG, SCAN over other keys is still bounded by the patterns). SELECT is
-// refused: key patterns hold in every database, but one queue is one
-// database.
+// DEBUG). SELECT stays allowed: a URL naming a database sends it on every
+// connection, and the key patterns hold in every database.
 func Rules(namespace string) []string {
 	return []string{
 		"reset", "on",
 		"~" + ArenaKeyPattern(namespace),
 		"~" + AsyncKeyPrefix(namespace) + "*",
 		"resetchannels",
-		"+@all", "-@dangerous", "-@admin", "-@pubsub", "-select", "-function", "-script|flush",
+		"+@all", "-@dangerous", "-@admin", "-@pubsub", "-function", "-script|flush",
 	}
 }
 

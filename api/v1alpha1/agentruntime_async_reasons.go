@@ -24,4 +24,10 @@ const (
 	// the redis.default existingSecret (in the operator's namespace) or its
 	// url key is missing or empty.
 	AgentRuntimeReasonQueueSecretUnavailable = "QueueSecretUnavailable"
+	// AgentRuntimeReasonQueueCredentialUnavailable: AsyncInvocationReady
+	// False, the operator gives each namespace its own Redis user
+	// (--redis-tenant-credentials) and could not set up this namespace's
+	// (the operator's Redis user may not run ACL SETUSER, or the Redis is
+	// unreachable). An earlier copy stays wired.
+	AgentRuntimeReasonQueueCredentialUnavailable = "QueueCredentialUnavailable"
 )

@@ -38,6 +38,11 @@ func init() {
 		if err != nil {
 			return err
 		}
+		if *redisTenantCredentials && (a.URL != "" || a.ExistingSecret != nil) {
+			// Process-lifetime: the AgentRuntime controller runs until
+			// the operator exits.
+			a.TenantCredentials = newTenantProvisioner("omnia-operator-async-acl")
+		}
 		o.Async = a
 		return nil
 	})

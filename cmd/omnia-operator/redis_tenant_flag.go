@@ -29,12 +29,18 @@ func tenantProvisioner(mgr ctrl.Manager, clientName string) (*redisacl.Provision
 	if !*redisTenantCredentials {
 		return nil, nil
 	}
-	p := redisacl.NewProvisioner(func(u string) (redis.UniversalClient, error) {
-		return queue.ConnectWith(u, queue.ConnectOptions{ClientName: clientName})
-	}, 0)
+	p := newTenantProvisioner(clientName)
 	err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
 		return p.Close()
 	}))
 	return p, err
+}
+
+// newTenantProvisioner is a redisacl.Provisioner whose admin connections
+// read through the queue's reply guard and name themselves clientName.
+func newTenantProvisioner(clientName string) *redisacl.Provisioner {
+	return redisacl.NewProvisioner(func(u string) (redis.UniversalClient, error) {
+		return queue.ConnectWith(u, queue.ConnectOptions{ClientName: clientName})
+	}, 0)
 }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 )
@@ -86,6 +87,19 @@ type AsyncOptions struct {
 	// source remembers the source Secret's URL by resourceVersion; nil
 	// reads the Secret every time.
 	source *asyncSourceCache
+
+	// TenantCredentials, when set, gives each namespace its own Redis
+	// user on the operator's Redis (redisacl.Provisioner): the copy holds
+	// the namespace's URL, for the url and host backends too (a literal
+	// variable would show the user's password). Nil: the operator's URL
+	// (--redis-tenant-credentials=false).
+	TenantCredentials TenantCredentials
+}
+
+// TenantCredentials turns the operator's admin URL of a Redis into the
+// URL of a namespace's own user on it (redisacl.Provisioner.TenantURL).
+type TenantCredentials interface {
+	TenantURL(ctx context.Context, adminURL, namespace string) (string, error)
 }
 
 // asyncBackend is where the operator's queue URL comes from.
@@ -105,6 +119,9 @@ const (
 	asyncSourceNotFound     asyncSourceProblem = "SecretNotFound"
 	asyncSourceKeyMissing   asyncSourceProblem = "KeyMissing"
 	asyncSourceNotARedisURL asyncSourceProblem = "NotARedisURL"
+	// asyncCredentialUnavailable: the namespace's own Redis user could not
+	// be set up on the operator's Redis (AsyncOptions.TenantCredentials).
+	asyncCredentialUnavailable asyncSourceProblem = "CredentialUnavailable"
 )
 
 // asyncOutcome is what prepareAsync did, for the status; nil when it did
@@ -122,6 +139,12 @@ type asyncOutcome struct {
 	// keptCopy is true when the source gave no URL but an earlier copy
 	// exists: the pods keep the URL copied before.
 	keptCopy bool
+	// tenantUser is the namespace's own Redis user the copy holds ("":
+	// the operator's URL itself).
+	tenantUser string
+	// credentialErr is why the namespace's user could not be set up
+	// (problem asyncCredentialUnavailable); it names no URL or password.
+	credentialErr string
 }
 
 // asyncEnabled reports whether a facade of the agent sets async.enabled.
@@ -203,9 +226,25 @@ func asyncCondition(o asyncOutcome, gen int64) metav1.Condition {
 		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonQueueBackendMissing
 		c.Message = "the operator has no async queue backend (the chart's redis.default url, host or existingSecret): " +
 			"the async routes answer 501; the operator never falls back to an in-process queue"
+	case o.problem == asyncCredentialUnavailable:
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonQueueCredentialUnavailable
+		why := "the namespace's own Redis user could not be set up on the operator's Redis (" + o.credentialErr + ")"
+		if o.keptCopy {
+			c.Message = why + fmt.Sprintf(": the pods keep the URL copied earlier into Secret %s", o.copyName)
+		} else {
+			c.Message = why + ": async stays off in the pods and the async routes answer 501"
+		}
+	case o.backend == asyncBackendURL && o.tenantUser != "":
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAsyncQueueConfigured
+		c.Message = fmt.Sprintf("async invocations are queued on the operator's Redis (redis.default url or host) as the namespace's own Redis user %s, "+
+			"whose URL is in Secret %s", o.tenantUser, o.copyName)
 	case o.backend == asyncBackendURL:
 		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAsyncQueueConfigured
 		c.Message = "async invocations are queued on the operator's Redis (redis.default url or host)"
+	case o.problem == asyncSourceOK && o.tenantUser != "":
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAsyncQueueConfigured
+		c.Message = fmt.Sprintf("async invocations are queued on the operator's Redis (the url of Secret %s) as the namespace's own Redis user %s, "+
+			"whose URL is in Secret %s", o.source, o.tenantUser, o.copyName)
 	case o.problem == asyncSourceOK:
 		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAsyncQueueConfigured
 		c.Message = fmt.Sprintf("async invocations are queued on the operator's Redis: the url of Secret %s is copied into Secret %s",
@@ -249,31 +288,18 @@ func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime
 		}
 		out.problem = problem
 		if problem != asyncSourceOK {
-			// Keep an earlier copy wired: a source that is briefly
-			// missing (re-created by an upgrade) rolls no pod and stops no
-			// queue. Without one, async stays off in the pods.
-			live, err := r.asyncCopyMeta(ctx, ar)
-			if err != nil {
-				return err
-			}
-			if live != nil && ownedByAgent(live, ar) {
-				out.keptCopy = true
-				res.AsyncQueue = &AsyncQueue{SecretName: copyName, Hash: live.GetAnnotations()[AsyncQueueHashAnnotation]}
-			}
-			in.async = &out
-			return nil
+			return r.keepAsyncCopy(ctx, ar, res, in, out)
 		}
-		hash := asyncQueueDigest(ar, u)
-		if err := r.writeAsyncCopy(ctx, ar, u, hash); err != nil {
-			return err
-		}
-		res.AsyncQueue = &AsyncQueue{SecretName: copyName, Hash: hash}
-		in.async = &out
+		return r.wireAsyncCopy(ctx, ar, res, in, u, out)
+	case o.URL != "" && o.TenantCredentials != nil:
+		// The namespace's own user has a password, which a literal
+		// variable would show in the Deployment: it goes in the copy.
+		return r.wireAsyncCopy(ctx, ar, res, in, o.URL, asyncOutcome{backend: asyncBackendURL, copyName: copyName})
 	case o.URL != "":
 		if err := r.deleteAsyncCopy(ctx, ar); err != nil {
 			return err
 		}
-		res.AsyncQueue = &AsyncQueue{URL: o.URL}
+		res.AsyncQueue = &AsyncQueue{URL: o.URL, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
 		in.async = &asyncOutcome{backend: asyncBackendURL}
 	default:
 		if err := r.deleteAsyncCopy(ctx, ar); err != nil {
@@ -281,6 +307,46 @@ func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime
 		}
 		in.async = &asyncOutcome{backend: asyncBackendNone}
 	}
+	return nil
+}
+
+// wireAsyncCopy writes the operator's URL u into the agent's copy, as the
+// namespace's own Redis user when the operator gives each namespace one,
+// and wires the facade to the copy. A user that cannot be set up is
+// reported like a missing source: an earlier copy is kept.
+func (r *Reconciler) wireAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput, u string, out asyncOutcome) error {
+	if tc := r.opts.Async.TenantCredentials; tc != nil {
+		tenantURL, err := tc.TenantURL(ctx, u, ar.Namespace)
+		if err != nil {
+			out.problem, out.credentialErr = asyncCredentialUnavailable, err.Error()
+			return r.keepAsyncCopy(ctx, ar, res, in, out)
+		}
+		u, out.tenantUser = tenantURL, redisacl.Username(ar.Namespace)
+	}
+	hash := asyncQueueDigest(ar, u)
+	if err := r.writeAsyncCopy(ctx, ar, u, hash); err != nil {
+		return err
+	}
+	res.AsyncQueue = &AsyncQueue{SecretName: out.copyName, Hash: hash, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
+	in.async = &out
+	return nil
+}
+
+// keepAsyncCopy keeps an earlier copy wired when the operator has no URL
+// to write now: a source that is briefly missing (re-created by an
+// upgrade) rolls no pod and stops no queue. Without one, async stays off
+// in the pods.
+func (r *Reconciler) keepAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput, out asyncOutcome) error {
+	live, err := r.asyncCopyMeta(ctx, ar)
+	if err != nil {
+		return err
+	}
+	if live != nil && ownedByAgent(live, ar) {
+		out.keptCopy = true
+		res.AsyncQueue = &AsyncQueue{SecretName: out.copyName, Hash: live.GetAnnotations()[AsyncQueueHashAnnotation],
+			KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
+	}
+	in.async = &out
 	return nil
 }
 

@@ -27,8 +27,11 @@ const (
 	EnvAsyncEnabled      = "OMNIA_ASYNC_ENABLED"
 	EnvAsyncWorkers      = "OMNIA_ASYNC_WORKERS"
 	EnvAsyncRedisURL     = "OMNIA_ASYNC_REDIS_URL"
-	EnvA2ATaskStore      = "OMNIA_A2A_TASK_STORE"
-	EnvA2ATaskStoreURL   = "OMNIA_A2A_TASK_STORE_REDIS_URL"
+	// EnvAsyncRedisKeyPrefix starts every key the facade's async queue
+	// uses: the namespace's own keys, the only ones its Redis user reaches.
+	EnvAsyncRedisKeyPrefix = "OMNIA_ASYNC_REDIS_KEY_PREFIX"
+	EnvA2ATaskStore        = "OMNIA_A2A_TASK_STORE"
+	EnvA2ATaskStoreURL     = "OMNIA_A2A_TASK_STORE_REDIS_URL"
 
 	defaultHandler           = "runtime"
 	defaultDrainTimeout      = 30 * time.Second
@@ -126,6 +129,7 @@ func asyncEnv(e envSet, ar *v1alpha1.AgentRuntime, r *Resolved) {
 		} else {
 			e.lit(EnvAsyncRedisURL, q.URL)
 		}
+		e.litIf(EnvAsyncRedisKeyPrefix, q.KeyPrefix)
 		return
 	}
 }

@@ -135,6 +135,10 @@ type AsyncQueue struct {
 	// template's AsyncQueueHashAnnotation, so a rewritten copy rolls the
 	// pods.
 	Hash string
+	// KeyPrefix starts every key of the namespace's async queue
+	// (redisacl.AsyncKeyPrefix: the keys the namespace's own Redis user
+	// may touch), given to the facade as OMNIA_ASYNC_REDIS_KEY_PREFIX.
+	KeyPrefix string
 }
 
 // AsyncRedisSecretName is the Secret the operator copies the async queue's

@@ -3,6 +3,7 @@ package async
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -32,7 +35,33 @@ const (
 // may appear in a status, an event or the operator's log.
 var passwords = []string{"e2e-first-pw", "e2e-second-pw"}
 
-func queueURL(pw string) string { return "redis://:" + pw + "@redis.omnia-system.svc:6379/0" }
+// queueURL is the operator's (admin) URL of the suite's Redis, database db.
+func queueURL(pw string, db int) string {
+	return fmt.Sprintf("redis://:%s@%s/%d", pw, redisSrv.Addr, db)
+}
+
+// expectTenantCopy checks the copy's URL is the namespace's own Redis user
+// on the suite's Redis, database db (issue 24 P1 5), that it carries no
+// admin password, and that it authenticates (what the facade would do
+// with OMNIA_ASYNC_REDIS_URL) and reaches its own key prefix only.
+func expectTenantCopy(g Gomega, copied, ns string, db int) {
+	for _, pw := range passwords {
+		g.Expect(copied).NotTo(ContainSubstring(pw), "the copy carries the operator's password")
+	}
+	u, err := url.Parse(copied)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(u.User.Username()).To(Equal(redisacl.Username(ns)))
+	g.Expect(u.Host).To(Equal(redisSrv.Addr))
+	g.Expect(u.Path).To(Equal(fmt.Sprintf("/%d", db)))
+	c, err := queue.Connect(copied)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = c.Close() }()
+	ctx := context.Background()
+	g.Expect(c.RPush(ctx, redisacl.AsyncKeyPrefix(ns)+"probe", "x").Err()).To(Succeed())
+	err = c.RPush(ctx, redisacl.AsyncKeyPrefix("another-namespace")+"probe", "x").Err()
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(HavePrefix("NOPERM"))
+}
 
 func freshNamespace(prefix string) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
@@ -135,7 +164,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 
 	It("copies the source's url into agent-<name>-async-redis, rewrites it (rolling the pods) when the source changes, and deletes it when async is off", func() {
 		ctx := context.Background()
-		setSource(map[string][]byte{"url": []byte(queueURL(passwords[0]))})
+		setSource(map[string][]byte{"url": []byte(queueURL(passwords[0], 0))})
 		ns := freshNamespace("async-copy")
 		createPromptPack(ns, "prompts", "1.0.0")
 		ar := functionAgent(ns, "fn")
@@ -149,7 +178,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 			g.Expect(c.Reason).To(Equal(v1alpha1.AgentRuntimeReasonAsyncQueueConfigured))
 			s := &corev1.Secret{}
 			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
-			g.Expect(string(s.Data["url"])).To(Equal(queueURL(passwords[0])))
+			expectTenantCopy(g, string(s.Data["url"]), ns, 0)
 			g.Expect(metav1.IsControlledBy(s, ar)).To(BeTrue(), "the copy is controlled by the agent")
 			g.Expect(s.Labels).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
 			first = podHash(g, ns, "fn")
@@ -174,13 +203,19 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		}
 		Expect(redisEnv).NotTo(BeNil())
 		Expect(redisEnv.ValueFrom.SecretKeyRef.Name).To(Equal(copyKey.Name))
+		Expect(facade.Env).To(ContainElement(corev1.EnvVar{Name: agentruntime.EnvAsyncRedisKeyPrefix, Value: redisacl.AsyncKeyPrefix(ns)}),
+			"the facade is told the prefix its Redis user may reach")
 
 		// The source changes: only the Secret watch can notice.
-		setSource(map[string][]byte{"url": []byte(queueURL(passwords[1]))})
+		// The admin password is rotated and the source moves to another
+		// database: the operator reconnects with the new admin URL, and the
+		// copy (same namespace user) now names database 1.
+		rotateAdminPassword(passwords[1])
+		setSource(map[string][]byte{"url": []byte(queueURL(passwords[1], 1))})
 		Eventually(func(g Gomega) {
 			s := &corev1.Secret{}
 			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
-			g.Expect(string(s.Data["url"])).To(Equal(queueURL(passwords[1])))
+			expectTenantCopy(g, string(s.Data["url"]), ns, 1)
 			g.Expect(podHash(g, ns, "fn")).NotTo(Or(BeEmpty(), Equal(first)))
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "the copy is rewritten and the pod template's digest changes")
 

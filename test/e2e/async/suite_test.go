@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,8 +30,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/test/controlplane"
+	testredis "github.com/altairalabs/omnia/test/redis"
 )
+
+// rotateAdminPassword sets the Redis default user's password to pw, as a
+// platform rotating the operator's credential.
+func rotateAdminPassword(pw string) {
+	GinkgoHelper()
+	c, err := queue.Connect(redisSrv.URL())
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = c.Close() }()
+	Expect(c.ConfigSet(context.Background(), "requirepass", pw).Err()).To(Succeed())
+	redisSrv.Password = pw
+}
 
 // sourceSecret is the redis.default existingSecret, in the operator's
 // namespace (the operator runs outside a pod, so its namespace is
@@ -38,6 +52,9 @@ import (
 const sourceSecret = "async-redis-default"
 
 var (
+	// redisSrv is the operator's Redis (the source Secret's URL names it),
+	// protected by passwords[0] until a spec rotates it.
+	redisSrv  *testredis.Server
 	env       *envtest.Environment
 	operator  *controlplane.Operator
 	k8sClient client.Client
@@ -61,6 +78,12 @@ var _ = BeforeSuite(func() {
 	var err error
 	logDir, err = os.MkdirTemp("", "omnia-async-e2e-")
 	Expect(err).NotTo(HaveOccurred())
+	bin, err := exec.LookPath("redis-server")
+	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
+	redisDir := filepath.Join(logDir, "redis")
+	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
+	redisSrv, err = testredis.StartInWithPassword(bin, redisDir, passwords[0])
+	Expect(err).NotTo(HaveOccurred())
 	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir,
 		"--async-redis-existing-secret", sourceSecret)
 	Expect(err).NotTo(HaveOccurred())
@@ -76,6 +99,9 @@ var _ = BeforeSuite(func() {
 
 var _ = AfterSuite(func() {
 	var errs []error
+	if redisSrv != nil {
+		defer redisSrv.Stop()
+	}
 	if operator != nil {
 		errs = append(errs, operator.StopChecked())
 		// No queue URL (they carry a password) in the operator's log.
