@@ -236,6 +236,29 @@ func TestAgentRuntimeRules(t *testing.T) {
 		{name: "base: websocket agent on a published pack"},
 		{name: "base function", mutate: agentRuntimeFunction},
 
+		// agentruntime/operator-volume-mount
+		{name: "user volumes and mounts with their own names", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Volumes: []corev1.Volume{{Name: "cache"}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}}}
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/c"}}}
+		}},
+		{name: "a runtime mount of the facade's token volume", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{
+				VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}, {Name: "omnia-facade-token", MountPath: "/t"}}}
+		}, want: []agentRuntimeWant{{"agentruntime/operator-volume-mount", "spec.runtime.volumeMounts[1].name"}}},
+		{name: "an extraVolumeMount and a volume with the operator's prefix", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Volumes: []corev1.Volume{{Name: "omnia-mine"}}}
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "omnia-promptpack", MountPath: "/p"}}}
+		}, want: []agentRuntimeWant{
+			{"agentruntime/operator-volume-mount", "spec.runtime.volumes[0].name"},
+			{"agentruntime/operator-volume-mount", "spec.podOverrides.extraVolumeMounts[0].name"},
+		}},
+		{name: "update keeping an operator-prefixed mount already in the same list", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "omnia-tmp", MountPath: "/x"}}}
+		}, old: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "omnia-tmp", MountPath: "/y"}}}
+		}},
+
 		// agentruntime/reserved-env-key
 		{name: "ordinary env in every list", mutate: agentRuntimeAll(
 			agentRuntimeFacadeEnv("LOG_LEVEL", "debug"), agentRuntimeRuntimeEnv("LOG_SAMPLING", "off"), agentRuntimePodEnv("TZ", "UTC"))},
@@ -548,6 +571,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 	want := map[string]meta{
 		"agentruntime/reserved-env-key":                     {StageAdmission, SeverityDeny, "ReservedEnvClean", "ReservedEnvKey"},
 		"agentruntime/stream-inactivity-timeout":            {StageAdmission, SeverityDeny, "", ""},
+		"agentruntime/operator-volume-mount":                {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-stream-max-duration":         {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-stream-max-concurrent":       {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-schema-compiles":             {StageAdmission, SeverityDeny, "", ""},

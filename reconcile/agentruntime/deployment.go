@@ -67,10 +67,12 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 		affinity = rt.Affinity.DeepCopy()
 	}
 	pod := corev1.PodSpec{
-		Containers:                    []corev1.Container{facade, runtime, broker},
-		Volumes:                       volumes,
-		ServiceAccountName:            PodServiceAccountName(ar, &r),
-		AutomountServiceAccountToken:  ptr.To(true), // the facade patches its agent's status
+		Containers:         []corev1.Container{facade, runtime, broker},
+		Volumes:            volumes,
+		ServiceAccountName: PodServiceAccountName(ar, &r),
+		// The token is mounted in the facade only (VolumeFacadeToken):
+		// the runtime container runs the tenant's image.
+		AutomountServiceAccountToken:  ptr.To(false),
 		EnableServiceLinks:            ptr.To(false),
 		TerminationGracePeriodSeconds: ptr.To(terminationGracePeriod(ar)),
 		NodeSelector:                  nodeSelector(ar),

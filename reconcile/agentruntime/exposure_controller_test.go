@@ -10,7 +10,6 @@ import (
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,11 +20,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/test/controlplane"
 )
 
 // TestReconcileExposure runs the exposure group on the suite's API server.
@@ -71,19 +68,7 @@ func TestReconcileExposure(t *testing.T) {
 		wantCondition(t, got, v1alpha1.AgentRuntimeConditionExposed, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonNoDefaultExposureGateway)
 	})
 
-	files, err := controlplane.GatewayAPICRDFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controlplane.InstallGatewayAPICRDs(testConfig); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uninstallGatewayAPI(t, files) })
-	if !scheme.Recognizes(httpRouteGVK) {
-		if err := gatewayv1.Install(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
+	installGatewayAPI(t)
 
 	// The platform's Gateway: one HTTPS listener for the base domain.
 	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gw.Namespace}}); err != nil {
@@ -345,37 +330,4 @@ func gatewayAPIServed(t *testing.T) bool {
 		}
 	}
 	return false
-}
-
-// uninstallGatewayAPI removes the Gateway API's CRDs and waits until the
-// CRD objects are gone, leaving the suite's API server as it found it. Not
-// being served is not enough: a terminating CRD stops being served before
-// its object is deleted, and the next test's install (Get, then Update)
-// would race that deletion and fail with NotFound.
-func uninstallGatewayAPI(t *testing.T, files []string) {
-	if err := envtest.UninstallCRDs(testConfig, envtest.CRDInstallOptions{Paths: files}); err != nil {
-		t.Errorf("uninstalling the Gateway API's CRDs: %v", err)
-		return
-	}
-	crds, err := apiextensionsclient.NewForConfig(testConfig)
-	if err != nil {
-		t.Errorf("uninstalling the Gateway API's CRDs: %v", err)
-		return
-	}
-	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true,
-		func(ctx context.Context) (bool, error) {
-			list, err := crds.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, crd := range list.Items {
-				if crd.Spec.Group == gatewayv1.GroupName {
-					return false, nil
-				}
-			}
-			return !gatewayAPIServed(t), nil
-		})
-	if err != nil {
-		t.Errorf("the Gateway API's CRDs still present: %v", err)
-	}
 }

@@ -19,21 +19,19 @@ import (
 )
 
 // installGatewayAPI installs the Gateway API's CRDs (from the module
-// cache) for one test and removes them after it, unless they were already
-// served.
+// cache) unless they are served already, and leaves them for the rest of
+// the package: deleting a CRD just created can leave it Terminating for
+// minutes (the API server's cleanup finalizer fails with "storage is
+// (re)initializing" and backs off), which made the next test's install
+// fail. TestReconcileExposure, whose first subtest needs the API absent,
+// runs before any other test that installs it.
 func installGatewayAPI(t *testing.T) {
 	t.Helper()
-	if gatewayAPIServed(t) {
-		return
+	if !gatewayAPIServed(t) {
+		if err := controlplane.InstallGatewayAPICRDs(testConfig); err != nil {
+			t.Fatal(err)
+		}
 	}
-	files, err := controlplane.GatewayAPICRDFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := controlplane.InstallGatewayAPICRDs(testConfig); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uninstallGatewayAPI(t, files) })
 	if !scheme.Recognizes(httpRouteGVK) {
 		if err := gatewayv1.Install(scheme); err != nil {
 			t.Fatal(err)

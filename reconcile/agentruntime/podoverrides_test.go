@@ -69,7 +69,7 @@ func TestPodOverridesMerge(t *testing.T) {
 	for _, v := range pod.Volumes {
 		vols = append(vols, v.Name)
 	}
-	if want := []string{VolumeTmp, "mock", "scratch"}; !slices.Equal(vols, want) {
+	if want := []string{VolumeTmp, VolumeFacadeToken, "mock", "scratch"}; !slices.Equal(vols, want) {
 		t.Errorf("volumes = %v, want %v (operator, runtime.volumes, extraVolumes appended)", vols, want)
 	}
 	mounts := func(c *corev1.Container) []string {
@@ -79,7 +79,7 @@ func TestPodOverridesMerge(t *testing.T) {
 		}
 		return out
 	}
-	if got := mounts(container(t, pod, ContainerFacade)); !slices.Equal(got, []string{VolumeTmp, "scratch"}) {
+	if got := mounts(container(t, pod, ContainerFacade)); !slices.Equal(got, []string{VolumeTmp, VolumeFacadeToken, "scratch"}) {
 		t.Errorf("facade mounts = %v", got)
 	}
 	if got := mounts(container(t, pod, ContainerRuntime)); !slices.Equal(got, []string{VolumeTmp, "mock", "scratch"}) {

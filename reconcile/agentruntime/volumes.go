@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
@@ -20,6 +21,19 @@ const (
 	// VolumeMedia is media.storage.local.volumeClaim, mounted at
 	// local.basePath in the facade and the runtime.
 	VolumeMedia = "omnia-media"
+	// VolumeFacadeToken is the pod ServiceAccount's token, with the
+	// cluster's CA and the namespace, mounted in the facade container only
+	// (the facade patches its agent's status). The pod does not automount
+	// it: the runtime container runs the tenant's own image, which must
+	// not hold the facade's credential (issue 24).
+	VolumeFacadeToken = "omnia-facade-token"
+
+	// ServiceAccountMountPath is where a Kubernetes client looks for the
+	// token, ca.crt and namespace (client-go's in-cluster config).
+	ServiceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
+	// facadeTokenSeconds is the projected token's lifetime; the kubelet
+	// refreshes it at 80% (the default automount uses 3607 too).
+	facadeTokenSeconds = 3607
 
 	// PromptPackMountPath is where the pack's ConfigMap is mounted.
 	PromptPackMountPath = "/etc/omnia/pack"
@@ -44,6 +58,7 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 		}})
 	}
 	vols = append(vols, corev1.Volume{Name: VolumeTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	vols = append(vols, facadeTokenVolume())
 	if claim, _ := mediaClaim(ar); claim != "" {
 		vols = append(vols, corev1.Volume{Name: VolumeMedia, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
@@ -80,10 +95,32 @@ func mediaClaim(ar *v1alpha1.AgentRuntime) (claim, path string) {
 	return m.Storage.Local.VolumeClaim, path
 }
 
-// facadeMounts are the facade container's mounts: tmp, the media claim, then
-// podOverrides.extraVolumeMounts.
+// facadeTokenVolume is VolumeFacadeToken: what the default automount
+// would project (token, ca.crt, namespace), as a volume the operator
+// mounts where it chooses.
+func facadeTokenVolume() corev1.Volume {
+	return corev1.Volume{Name: VolumeFacadeToken, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		DefaultMode: ptrInt32(0o444),
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: ptr.To[int64](facadeTokenSeconds)}},
+			{ConfigMap: &corev1.ConfigMapProjection{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items:                []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
+			}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{
+				Path: "namespace", FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
+			}}}},
+		},
+	}}}
+}
+
+// facadeMounts are the facade container's mounts: tmp, the ServiceAccount
+// token, the media claim, then podOverrides.extraVolumeMounts.
 func facadeMounts(ar *v1alpha1.AgentRuntime) []corev1.VolumeMount {
-	mounts := []corev1.VolumeMount{{Name: VolumeTmp, MountPath: tmpMountPath}}
+	mounts := []corev1.VolumeMount{
+		{Name: VolumeTmp, MountPath: tmpMountPath},
+		{Name: VolumeFacadeToken, MountPath: ServiceAccountMountPath, ReadOnly: true},
+	}
 	if claim, path := mediaClaim(ar); claim != "" {
 		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
 	}
@@ -103,9 +140,7 @@ func runtimeMounts(ar *v1alpha1.AgentRuntime, r *Resolved) []corev1.VolumeMount 
 		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
 	}
 	if rt := ar.Spec.Runtime; rt != nil {
-		for i := range rt.VolumeMounts {
-			mounts = append(mounts, *rt.VolumeMounts[i].DeepCopy())
-		}
+		mounts = append(mounts, userMounts(rt.VolumeMounts)...)
 	}
 	return append(mounts, overrideMounts(ar)...)
 }
@@ -115,9 +150,21 @@ func overrideMounts(ar *v1alpha1.AgentRuntime) []corev1.VolumeMount {
 	if po == nil {
 		return nil
 	}
-	out := make([]corev1.VolumeMount, 0, len(po.ExtraVolumeMounts))
-	for i := range po.ExtraVolumeMounts {
-		out = append(out, *po.ExtraVolumeMounts[i].DeepCopy())
+	return userMounts(po.ExtraVolumeMounts)
+}
+
+// userMounts copies a user's mounts, without those naming an operator
+// volume (rules.AgentRuntimeOperatorVolume: the rule
+// agentruntime/operator-volume-mount refuses them at admission; one that
+// got in is dropped, so the runtime container never mounts the facade's
+// token).
+func userMounts(in []corev1.VolumeMount) []corev1.VolumeMount {
+	out := make([]corev1.VolumeMount, 0, len(in))
+	for i := range in {
+		if rules.AgentRuntimeOperatorVolume(in[i].Name) {
+			continue
+		}
+		out = append(out, *in[i].DeepCopy())
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func setReadyCondition(st *v1alpha1.ArenaProjectStatus, gen int64, deny []rules.
 		c = conditions.FromFindings(ConditionReady, deny, ReasonResolved, "", ReasonInvalidSpec, gen)
 	case obs.err != nil:
 		c = metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: source.ReasonOf(obs.err),
-			Message: conditions.Truncate(obs.err.Error(), 4096), ObservedGeneration: gen}
+			Message: conditions.Truncate(source.StatusMessage(obs.err), 4096), ObservedGeneration: gen}
 	default:
 		c = metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved,
 			Message: "default branch " + obs.opened.DefaultBranch + " is at " + obs.opened.Commit, ObservedGeneration: gen}

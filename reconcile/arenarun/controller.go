@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -57,6 +58,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
+	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/netguard"
@@ -631,6 +633,17 @@ func queueErr(what string, err error) error {
 	if errors.As(err, &nerr) {
 		return errors.New(what + ": the queue's Redis does not answer")
 	}
+	// A Redis error reply is the server's text (a service group's Redis
+	// is the platform's, but a reply may echo what was sent): its class
+	// only, as for the dial errors above.
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		class := "an error"
+		if f := strings.Fields(rerr.Error()); len(f) > 0 {
+			class = f[0]
+		}
+		return errors.New(what + ": the queue's Redis answered " + class)
+	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
@@ -699,8 +712,9 @@ func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *
 	}
 	if err != nil {
 		if reason := resolutionReason(err); reason != "" {
-			setSourceValid(st, false, reason, err.Error(), gen, now)
-			fail(st, reason, err.Error(), gen, now, s)
+			msg := source.StatusMessage(err)
+			setSourceValid(st, false, reason, msg, gen, now)
+			fail(st, reason, msg, gen, now, s)
 			return nil, nil
 		}
 		return nil, fmt.Errorf("resolving %s of ArenaProject %s: %w", run.Spec.Template.Ref, name, err)

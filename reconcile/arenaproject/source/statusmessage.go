@@ -1,0 +1,71 @@
+package source
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/altairalabs/omnia/reconcile/netguard"
+)
+
+// StatusMessage is err as a condition or event says it. A FetchFailed
+// error keeps the operator's own words (what was read, which bound) and
+// replaces the underlying error with its class: a dial error, a TLS
+// failure or an HTTP body is the remote server's text, or the network's
+// layout (addresses, resolvers), which a tenant who wrote the URL should
+// not be able to read back through the status (issue 24 P2: coarse
+// reasons). The log line keeps the whole error.
+func StatusMessage(err error) string {
+	var e *Error
+	if err == nil || !errors.As(err, &e) || e.Reason != ReasonFetchFailed || e.Err == nil {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	return e.Message + ": " + errorClass(e.Err)
+}
+
+// errorClass names what kind of failure err is, in the operator's words.
+func errorClass(err error) string {
+	var (
+		blocked *netguard.BlockedError
+		pb      *packBoundError
+		inner   *Error
+		dns     *net.DNSError
+		op      *net.OpError
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+		host    x509.HostnameError
+	)
+	switch {
+	case errors.As(err, &inner):
+		return StatusMessage(inner)
+	case errors.As(err, &pb):
+		return pb.Error() // the operator's bound and the declared size
+	case errors.Is(err, ErrFetchTooLarge), errors.Is(err, ErrLinkInPath), errors.Is(err, ErrFileTooLarge):
+		return err.Error()
+	case errors.As(err, &blocked):
+		return "the address is refused by the operator's egress guard (link-local or cloud metadata)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the time bound passed"
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
+		return "authentication failed"
+	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host):
+		return "the server's TLS certificate is not trusted for this host"
+	case errors.As(err, &dns):
+		return "the host name does not resolve"
+	case errors.As(err, &op) && op.Op == "dial":
+		return "the connection could not be made"
+	case errors.As(err, &op):
+		return "the connection failed"
+	case strings.Contains(err.Error(), "tls:"):
+		return "the TLS handshake failed"
+	default:
+		return "the server's answer could not be read"
+	}
+}
