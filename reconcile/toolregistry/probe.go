@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
@@ -164,7 +165,8 @@ func dialJob(k prober.Key, d Dialer, addr string, s probeSettings) prober.Job {
 	return prober.Job{Key: k, Host: host, Timeout: s.timeout, MaxBackoff: max(s.interval, DefaultProbeInterval), Run: func(ctx context.Context) prober.Outcome {
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return prober.Outcome{Failure: FailureTCPConnect, Detail: err.Error()}
+			// The class only: a dial error's text is the network's (issue 24 P2).
+			return prober.Outcome{Failure: FailureTCPConnect, Detail: "TCP connect to " + addr + " failed: " + netguard.Describe(err)}
 		}
 		_ = conn.Close()
 		return prober.Outcome{Detail: "TCP connect to " + addr + " succeeded"}

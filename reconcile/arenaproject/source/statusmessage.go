@@ -1,11 +1,7 @@
 package source
 
 import (
-	"context"
-	"crypto/x509"
 	"errors"
-	"net"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
@@ -30,17 +26,12 @@ func StatusMessage(err error) string {
 	return e.Message + ": " + errorClass(e.Err)
 }
 
-// errorClass names what kind of failure err is, in the operator's words.
+// errorClass names what kind of failure err is, in the operator's words:
+// the source's own bound errors whole, a network error by its class.
 func errorClass(err error) string {
 	var (
-		blocked *netguard.BlockedError
-		pb      *packBoundError
-		inner   *Error
-		dns     *net.DNSError
-		op      *net.OpError
-		unknown x509.UnknownAuthorityError
-		invalid x509.CertificateInvalidError
-		host    x509.HostnameError
+		pb    *packBoundError
+		inner *Error
 	)
 	switch {
 	case errors.As(err, &inner):
@@ -49,23 +40,11 @@ func errorClass(err error) string {
 		return pb.Error() // the operator's bound and the declared size
 	case errors.Is(err, ErrFetchTooLarge), errors.Is(err, ErrLinkInPath), errors.Is(err, ErrFileTooLarge):
 		return err.Error()
-	case errors.As(err, &blocked):
-		return "the address is refused by the operator's egress guard (link-local or cloud metadata)"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "the time bound passed"
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		return "authentication failed"
-	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host):
-		return "the server's TLS certificate is not trusted for this host"
-	case errors.As(err, &dns):
-		return "the host name does not resolve"
-	case errors.As(err, &op) && op.Op == "dial":
-		return "the connection could not be made"
-	case errors.As(err, &op):
-		return "the connection failed"
-	case strings.Contains(err.Error(), "tls:"):
-		return "the TLS handshake failed"
-	default:
-		return "the server's answer could not be read"
 	}
+	if d := netguard.Describe(err); d != "the request failed" {
+		return d
+	}
+	return "the server's answer could not be read"
 }

@@ -25,7 +25,7 @@ func TestStatusMessageIsCoarse(t *testing.T) {
 		name, url, says, never string
 	}{
 		{"a server answering with its own text", srv.URL + "/repo.git", "the server's answer could not be read", "db-7.corp.example"},
-		{"nothing listening", "http://127.0.0.1:1/repo.git", "the connection could not be made", "connection refused"},
+		{"nothing listening", "http://127.0.0.1:1/repo.git", "the connection could not be made", "dial tcp"},
 		{"the egress guard", "http://169.254.169.254/repo.git", "egress guard", "169.254.169.254:80"},
 		{"a name that does not resolve", "http://no-such-host.invalid/repo.git", "does not resolve", "lookup"},
 	}
