@@ -192,6 +192,12 @@ func run() error {
 		return err
 	}
 	defer op.Stop()
+	// "operator ready" means the webhooks answer: a client (the test, a
+	// developer's kubectl) may create objects at once, and a webhook that
+	// is not listening yet refuses them (connection refused).
+	if err := op.WaitReady(2 * time.Minute); err != nil {
+		return err
+	}
 	if *openCore {
 		fmt.Fprintln(os.Stderr, "open-core: no licence installed (enterprise features are refused)")
 	} else {
