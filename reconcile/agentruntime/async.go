@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/conditions"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/redisacl"
 )
 
 // Async invocation (agentruntime.md § facades[].async): the queue Secret

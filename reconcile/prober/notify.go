@@ -25,21 +25,21 @@ func (p *Prober) Events(kind string) <-chan event.GenericEvent {
 	defer p.mu.Unlock()
 	n, ok := p.notifiers[kind]
 	if !ok {
-		n = &notifier{
-			out:   make(chan event.GenericEvent, eventBuffer),
-			wake:  make(chan struct{}, 1),
-			owing: map[types.NamespacedName]bool{},
-		}
+		n = NewNotifier(eventBuffer)
 		p.notifiers[kind] = n
 		if p.runCtx != nil {
-			go n.run(p.runCtx)
+			go n.Run(p.runCtx)
 		}
 	}
 	return n.out
 }
 
-// notifier announces one kind's owners.
-type notifier struct {
+// Notifier announces one kind's owners as events on a channel (the
+// prober's results; the Arena fetcher's answers), for a controller's
+// source.Channel. Notify never blocks: owners not yet announced are kept
+// in a set (one entry per owner however often it is notified) that Run
+// drains into the channel.
+type Notifier struct {
 	out  chan event.GenericEvent
 	wake chan struct{}
 
@@ -48,7 +48,17 @@ type notifier struct {
 	order []types.NamespacedName
 }
 
-func (n *notifier) notify(owner types.NamespacedName) {
+// NewNotifier returns a Notifier whose channel holds buffer events; start
+// it with Run.
+func NewNotifier(buffer int) *Notifier {
+	return &Notifier{out: make(chan event.GenericEvent, buffer), wake: make(chan struct{}, 1), owing: map[types.NamespacedName]bool{}}
+}
+
+// Events is the channel the owners are announced on.
+func (n *Notifier) Events() <-chan event.GenericEvent { return n.out }
+
+// Notify queues owner's announcement.
+func (n *Notifier) Notify(owner types.NamespacedName) {
 	n.mu.Lock()
 	if !n.owing[owner] {
 		n.owing[owner] = true
@@ -61,7 +71,8 @@ func (n *notifier) notify(owner types.NamespacedName) {
 	}
 }
 
-func (n *notifier) run(ctx context.Context) {
+// Run announces the queued owners until ctx is done.
+func (n *Notifier) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():

@@ -36,7 +36,7 @@ type Prober struct {
 	owned   map[Owner]map[string]bool
 	stopped bool
 
-	notifiers map[string]*notifier
+	notifiers map[string]*Notifier
 	// runCtx is Start's context, for notifiers created after Start.
 	runCtx context.Context
 }
@@ -61,7 +61,7 @@ func New(opts Options) *Prober {
 		backoff:   map[Key]backoffState{},
 		results:   map[Key]Result{},
 		owned:     map[Owner]map[string]bool{},
-		notifiers: map[string]*notifier{},
+		notifiers: map[string]*Notifier{},
 	}
 	p.cond = sync.NewCond(&p.mu)
 	return p
@@ -77,7 +77,7 @@ func (p *Prober) Start(ctx context.Context) error {
 	p.mu.Lock()
 	p.runCtx = ctx
 	for _, n := range p.notifiers {
-		go n.run(ctx)
+		go n.Run(ctx)
 	}
 	p.mu.Unlock()
 
@@ -337,7 +337,7 @@ func (p *Prober) finish(ctx context.Context, job *Job, f *flight, out Outcome) {
 	if record {
 		p.opts.Metrics.probed(out)
 		if n != nil {
-			n.notify(k.NamespacedName)
+			n.Notify(k.NamespacedName)
 		}
 	}
 }

@@ -45,10 +45,11 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
 // Defaults of FetcherOptions.
@@ -157,7 +158,7 @@ type Fetcher struct {
 	order       *list.List
 	resultBytes int64
 
-	notifiers map[string]*notifier
+	notifiers map[string]*prober.Notifier
 }
 
 // fetchJob is one question being answered.
@@ -199,7 +200,7 @@ func NewFetcher(opts FetcherOptions) *Fetcher {
 	f := &Fetcher{
 		opts: opts.withDefaults(), ctx: ctx, cancel: cancel,
 		jobs: map[string]*fetchJob{}, hostBusy: map[string]int{}, nsBusy: map[string]int{}, nsQueued: map[string]int{},
-		results: map[string]*list.Element{}, order: list.New(), notifiers: map[string]*notifier{},
+		results: map[string]*list.Element{}, order: list.New(), notifiers: map[string]*prober.Notifier{},
 	}
 	_, _ = rand.Read(f.idKey[:])
 	return f
@@ -328,7 +329,7 @@ func (f *Fetcher) run(job *fetchJob) {
 			delete(f.hostBusy, job.host)
 		}
 	}
-	var tell []*notifier
+	var tell []*prober.Notifier
 	if !stopped {
 		for kind := range job.kinds {
 			tell = append(tell, f.notifierLocked(kind))
@@ -338,7 +339,7 @@ func (f *Fetcher) run(job *fetchJob) {
 	f.mu.Unlock()
 
 	for _, n := range tell {
-		n.notify(job.owner)
+		n.Notify(job.owner)
 	}
 }
 
@@ -390,72 +391,18 @@ func (f *Fetcher) Pending() int {
 func (f *Fetcher) Events(kind string) <-chan event.GenericEvent {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.notifierLocked(kind).out
+	return f.notifierLocked(kind).Events()
 }
 
-func (f *Fetcher) notifierLocked(kind string) *notifier {
+func (f *Fetcher) notifierLocked(kind string) *prober.Notifier {
 	n, ok := f.notifiers[kind]
 	if !ok {
-		n = &notifier{out: make(chan event.GenericEvent, notifyBuffer), wake: make(chan struct{}, 1), owing: map[types.NamespacedName]bool{}}
+		n = prober.NewNotifier(notifyBuffer)
 		f.notifiers[kind] = n
-		go n.run(f.ctx)
+		go n.Run(f.ctx)
 	}
 	return n
 }
 
 // notifyBuffer is the capacity of each kind's event channel.
 const notifyBuffer = 64
-
-// notifier announces one kind's projects. Announcements never hold up a
-// job: projects not yet announced are kept in a set (one entry per project
-// however many jobs end) that a goroutine drains into the channel.
-type notifier struct {
-	out  chan event.GenericEvent
-	wake chan struct{}
-
-	mu    sync.Mutex
-	owing map[types.NamespacedName]bool
-	order []types.NamespacedName
-}
-
-func (n *notifier) notify(owner types.NamespacedName) {
-	n.mu.Lock()
-	if !n.owing[owner] {
-		n.owing[owner] = true
-		n.order = append(n.order, owner)
-	}
-	n.mu.Unlock()
-	select {
-	case n.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (n *notifier) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-n.wake:
-		}
-		for {
-			n.mu.Lock()
-			if len(n.order) == 0 {
-				n.mu.Unlock()
-				break
-			}
-			owner := n.order[0]
-			n.order = n.order[1:]
-			delete(n.owing, owner)
-			n.mu.Unlock()
-			ev := event.GenericEvent{Object: &metav1.PartialObjectMetadata{
-				ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name},
-			}}
-			select {
-			case n.out <- ev:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}
-}
