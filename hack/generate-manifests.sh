@@ -5,7 +5,7 @@ set -euo pipefail
 OUT="${1:?output root}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac" "${OUT}/config/webhook"
+mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac" "${OUT}/config/webhook" "${OUT}/docs"
 go tool controller-gen \
   crd \
   rbac:roleName=omnia-operator \
@@ -14,3 +14,6 @@ go tool controller-gen \
   output:crd:artifacts:config="${OUT}/config/crd/bases" \
   output:rbac:artifacts:config="${OUT}/config/rbac" \
   output:webhook:artifacts:config="${OUT}/config/webhook"
+# Every spec list gets a maxItems (the embedded Kubernetes types carry no
+# marker); the bounds are listed in docs/api-bounds.md.
+go run ./hack/crdbounds "${OUT}/config/crd/bases" "${OUT}/docs/api-bounds.md"

@@ -436,6 +436,11 @@ func TestEveryPlainConstraintHasCases(t *testing.T) {
 			if insideKubernetesType(id) {
 				continue
 			}
+			// Every list bound has its accepted and rejected case in
+			// TestEveryListBoundHolds, which walks the same IDs.
+			if strings.HasSuffix(id, ":maxItems") {
+				continue
+			}
 			if !covered(id) {
 				missing = append(missing, id)
 			}
