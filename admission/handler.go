@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,13 @@ type Config struct {
 	// handler honours it as well, should a registration lack the selector.
 	// Empty excludes nothing.
 	ExcludedNamespace string
+	// WatchedNamespaces (--watch-namespaces), when set, are the only
+	// namespaces validated: the operator caches no other, so it has no
+	// facts to judge them with, and another installation owns them. The
+	// registration's namespaceSelector (config/namespaced) selects the same
+	// list; cluster-scoped kinds are always validated. Empty: every
+	// namespace.
+	WatchedNamespaces []string
 	// PodSecurity are the operator's pod limits (--pod-security-level,
 	// --agent-runtime-classes) the pod rules judge with
 	// (rules.PodSecurityFacts; namespacefacts.go hands them over). Zero:
@@ -101,7 +109,8 @@ func (h *Handler[T]) Handle(ctx context.Context, req admission.Request) admissio
 		h.decided(OutcomeError)
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("this webhook validates omnia.altairalabs.ai %s, not %s %s", h.kind, req.Kind.Group, req.Kind.Kind))
 	}
-	if h.cfg.ExcludedNamespace != "" && req.Namespace == h.cfg.ExcludedNamespace {
+	if h.cfg.ExcludedNamespace != "" && req.Namespace == h.cfg.ExcludedNamespace ||
+		req.Namespace != "" && len(h.cfg.WatchedNamespaces) > 0 && !slices.Contains(h.cfg.WatchedNamespaces, req.Namespace) {
 		h.decided(OutcomeExcluded)
 		return admission.Allowed("")
 	}

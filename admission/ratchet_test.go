@@ -244,6 +244,37 @@ func TestHandlerExcludedNamespace(t *testing.T) {
 	})
 }
 
+// TestHandlerWatchedNamespaces: with --watch-namespaces, a request in a
+// namespace outside the list is admitted unevaluated (another installation
+// owns it); one inside is judged, and so is a request with no namespace
+// (cluster-scoped kinds are always validated).
+func TestHandlerWatchedNamespaces(t *testing.T) {
+	reserved := agent(t, "", reservedEnvExtra)
+	watch := func(c *admission.Config) { c.WatchedNamespaces = []string{"omnia-system", "team-a"} }
+	judged := func(name, ns string) handlerCase {
+		return handlerCase{
+			name:         name,
+			configure:    watch,
+			req:          reviewRequest{namespace: ns, name: "support", object: reserved},
+			wantCode:     http.StatusUnprocessableEntity,
+			wantCauses:   []cause{{"spec.runtime.extraEnv[0].name", ruleReservedEnv}},
+			wantDecision: admission.OutcomeDenied,
+			wantCounts:   map[string]float64{ruleReservedEnv + "|denied": 1},
+		}
+	}
+	runHandlerCases(t, []handlerCase{
+		{
+			name:         "a request in an unwatched namespace is admitted unevaluated",
+			configure:    watch,
+			req:          reviewRequest{namespace: "team-b", name: "support", object: reserved},
+			wantAllowed:  true,
+			wantDecision: admission.OutcomeExcluded,
+		},
+		judged("a request in a watched namespace is judged", "team-a"),
+		judged("a request with no namespace is judged", ""),
+	})
+}
+
 // TestHandlerUpdateOfTwoLargeObjects: an UPDATE carries the new and the
 // stored object; with both near the API server's 3 MiB request limit the
 // review is still read and judged.

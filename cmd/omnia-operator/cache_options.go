@@ -19,9 +19,12 @@ import (
 // Secrets and ConfigMaps are still never cached with their data (the
 // client's DisableFor in managerOptions); their metadata informers lose the
 // managed fields too.
-func cacheOptions() cache.Options {
+//
+// watched are the namespaces of --watch-namespaces (nil: every namespace).
+func cacheOptions(watched []string) cache.Options {
 	return cache.Options{
-		DefaultTransform: cache.TransformStripManagedFields(),
-		ByObject:         agentruntime.CacheByObject(),
+		DefaultNamespaces: defaultNamespaces(watched),
+		DefaultTransform:  cache.TransformStripManagedFields(),
+		ByObject:          agentruntime.CacheByObject(),
 	}
 }

@@ -76,7 +76,7 @@ func (f *deployAPIFlags) enabled() bool { return f.bindAddress != "" && f.bindAd
 // every replica runs, with its readiness check. It is a configuration error
 // (the operator stops) to turn it on without keys: a JWKS file that loads,
 // or an https JWKS URL.
-func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
+func setupDeployAPI(mgr ctrl.Manager, cert *servingCert, watched []string) error {
 	f := deployAPIOpts
 	if !f.enabled() {
 		return nil
@@ -104,6 +104,7 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert) error {
 		APIEndpoint:          f.endpoint,
 		MaxBodyBytes:         f.maxBody,
 		MaxInFlightPerCaller: f.maxInFlight,
+		WatchedNamespaces:    watched,
 		Log:                  log,
 	}
 	for _, wire := range deployAPIBackends {

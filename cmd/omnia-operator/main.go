@@ -50,6 +50,11 @@ func main() {
 		log.Error(err, "bad --enforcement-mode")
 		os.Exit(2)
 	}
+	servers.watched, err = parseWatchNamespaces(*watchNamespaces, ownNamespace())
+	if err != nil {
+		log.Error(err, "bad --watch-namespaces")
+		os.Exit(2)
+	}
 	podSecurity, err := podSecuritySettings(*podSecurityLevel, *agentRuntimeClasses)
 	if err != nil {
 		log.Error(err, "bad pod security flags")
@@ -116,6 +121,7 @@ func main() {
 			return ns, nil
 		},
 		ExcludedNamespace:       excludedNS,
+		WatchedNamespaces:       servers.watched,
 		AllowNamespaceDowngrade: allowDowngrade,
 		PodSecurity:             podSecurity,
 		ClusterFacts:            webhookFacts,
@@ -135,7 +141,7 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := setupDeployAPI(mgr, cert); err != nil {
+	if err := setupDeployAPI(mgr, cert, servers.watched); err != nil {
 		log.Error(err, "setting up the deploy API")
 		os.Exit(1)
 	}

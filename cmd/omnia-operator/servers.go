@@ -46,6 +46,10 @@ type serverFlags struct {
 	leaseDuration time.Duration
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
+
+	// watched are the namespaces of --watch-namespaces, set after parsing
+	// (nil: every namespace).
+	watched []string
 }
 
 func (f *serverFlags) bind(fs *flag.FlagSet) {
@@ -109,7 +113,7 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 		LeaseDuration:                 &leaseDuration,
 		RenewDeadline:                 &renewDeadline,
 		RetryPeriod:                   &retryPeriod,
-		Cache:                         cacheOptions(),
+		Cache:                         cacheOptions(f.watched),
 		Client: client.Options{Cache: &client.CacheOptions{
 			// Secrets and ConfigMaps are never cached with their data: a
 			// read through the manager's client goes to the API server. The

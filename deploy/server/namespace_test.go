@@ -132,3 +132,32 @@ func TestWorkspaceNotFound(t *testing.T) {
 		t.Errorf("a viewer deploying: %d, want 403", r.status)
 	}
 }
+
+// TestUnwatchedWorkspaceNotFound: with --watch-namespaces, a workspace
+// whose namespace this installation does not watch is answered 404 on
+// every route, as a missing one is, and nothing is written there; a
+// workspace in a watched namespace is served.
+func TestUnwatchedWorkspaceNotFound(t *testing.T) {
+	watched, other := newNamespace(t), newNamespace(t)
+	newWorkspace(t, "served", watched)
+	newWorkspace(t, "elsewhere", other)
+	a := start(t, server.Options{
+		Deployer:          writingDeployer{t},
+		Planner:           plannerOf{namespaces: make(chan string, 4)},
+		WatchedNamespaces: []string{watched},
+	})
+	tok := token(t, signer, claims("alice", "elsewhere", other, auth.RoleOwner))
+	for route, path := range paths("elsewhere") {
+		r := a.do(t, methodOf(route), path, tok, []byte("{}"))
+		if r.status != http.StatusNotFound || !strings.Contains(r.errorMessage(t), `workspace "elsewhere" not found`) {
+			t.Errorf("%s for a workspace in an unwatched namespace: %d %s, want 404", route, r.status, r.body)
+		}
+	}
+	if n := configMaps(t, other); n != 0 {
+		t.Errorf("%d objects written to the unwatched namespace %s", n, other)
+	}
+	good := token(t, signer, claims("alice", "served", watched, auth.RoleEditor))
+	if r := a.do(t, http.MethodPost, "/api/v1/workspaces/served/deployments", good, []byte("{}")); r.status != http.StatusOK {
+		t.Fatalf("a workspace in a watched namespace: %d %s", r.status, r.body)
+	}
+}

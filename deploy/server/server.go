@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +91,12 @@ type Options struct {
 	// RetryAfter is the 429's Retry-After (DefaultRetryAfter when 0;
 	// rounded up to whole seconds).
 	RetryAfter time.Duration
+	// WatchedNamespaces (--watch-namespaces), when set, are the only
+	// namespaces this installation serves: a workspace whose namespace is
+	// not among them answers 404, as one with no Workspace does (another
+	// installation owns it, and this one caches nothing there). Empty:
+	// every namespace.
+	WatchedNamespaces []string
 	// Log receives why a request was refused (never the token).
 	Log logr.Logger
 }
@@ -211,6 +218,9 @@ func (h *Handler) resolveNamespace(ctx context.Context, caller *auth.Caller, nam
 	case err != nil:
 		log.Error(err, "reading the Workspace", "workspace", name)
 		return Response{Status: http.StatusInternalServerError, Body: errorBody("reading the workspace failed")}, false
+	case len(h.opts.WatchedNamespaces) > 0 && !slices.Contains(h.opts.WatchedNamespaces, ns):
+		log.V(1).Info("refused", "reason", fmt.Sprintf("Workspace %q's namespace %q is not watched by this installation", name, ns), "subject", caller.Subject)
+		return Response{Status: http.StatusNotFound, Body: errorBody(fmt.Sprintf("workspace %q not found", name))}, false
 	case caller.Namespace != ns:
 		log.V(1).Info("refused", "reason", fmt.Sprintf("the token claims namespace %q, Workspace %q's is %q", caller.Namespace, name, ns), "subject", caller.Subject)
 		return forbidden(), false
