@@ -5,7 +5,7 @@ set -euo pipefail
 OUT="${1:?output root}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
-mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac" "${OUT}/config/webhook" "${OUT}/docs"
+mkdir -p "${OUT}/config/crd/bases" "${OUT}/config/rbac" "${OUT}/config/webhook" "${OUT}/config/namespaced" "${OUT}/docs"
 go tool controller-gen \
   crd \
   rbac:roleName=omnia-operator \
@@ -17,3 +17,6 @@ go tool controller-gen \
 # Every spec list gets a maxItems (the embedded Kubernetes types carry no
 # marker); the bounds are listed in docs/api-bounds.md.
 go run ./hack/crdbounds "${OUT}/config/crd/bases" "${OUT}/docs/api-bounds.md"
+# The namespace-scoped install's two roles are the ClusterRole above split by
+# scope (docs/install.md § Namespace-scoped install).
+go run ./hack/namespacedrbac "${OUT}/config/rbac/role.yaml" "${OUT}/config/namespaced/rbac.yaml"

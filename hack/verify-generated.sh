@@ -17,6 +17,7 @@ status=0
 diff -ru config/crd/bases "${SCRATCH}/config/crd/bases" || status=1
 diff -u docs/api-bounds.md "${SCRATCH}/docs/api-bounds.md" || status=1
 diff -u config/rbac/role.yaml "${SCRATCH}/config/rbac/role.yaml" || status=1
+diff -u config/namespaced/rbac.yaml "${SCRATCH}/config/namespaced/rbac.yaml" || status=1
 diff -u config/webhook/manifests.yaml "${SCRATCH}/config/webhook/manifests.yaml" || status=1
 diff -u api/v1alpha1/zz_generated.deepcopy.go "${SCRATCH}/deepcopy/zz_generated.deepcopy.go" || status=1
 if [[ ${status} -ne 0 ]]; then
