@@ -17,6 +17,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/altairalabs/omnia/admission"
@@ -44,6 +45,11 @@ type Options struct {
 	// and WithOperatorCluster start, over the manifest's (ManagerEnv):
 	// e.g. GOMEMLIMIT=off to measure it without its soft memory limit.
 	OperatorEnv []string
+	// OperatorRBAC, when set, is a kustomization directory (e.g.
+	// "config/namespaced") whose ServiceAccount, roles and bindings the
+	// operator WithOperator and WithOperatorCluster start runs with, in
+	// place of config/default's (InstallOperatorRBACFrom).
+	OperatorRBAC string
 }
 
 // excludedNamespace returns the namespace the webhooks skip.
@@ -260,7 +266,7 @@ func withOperator(opts Options, dir string, args []string, start func(Options) (
 	if err != nil {
 		return fail(nil, err)
 	}
-	kubeconfig, err := OperatorKubeconfig(env.Config)
+	kubeconfig, err := operatorKubeconfig(env.Config, opts.OperatorRBAC)
 	if err != nil {
 		return fail(stop, err)
 	}
@@ -283,4 +289,13 @@ func withOperator(opts Options, dir string, args []string, start func(Options) (
 	}
 	op.removeOnStop = filepath.Dir(binary)
 	return op, nil
+}
+
+// operatorKubeconfig is OperatorKubeconfig, or OperatorKubeconfigFrom when
+// rbacDir is set.
+func operatorKubeconfig(adminCfg *rest.Config, rbacDir string) ([]byte, error) {
+	if rbacDir == "" {
+		return OperatorKubeconfig(adminCfg)
+	}
+	return OperatorKubeconfigFrom(adminCfg, rbacDir)
 }

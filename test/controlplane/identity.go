@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -57,27 +58,55 @@ const tokenLifetime = 7 * 24 * 3600
 // MetricsScraper ServiceAccount bound to omnia-metrics-reader. It is
 // idempotent: `make run` calls it on every start against kept data.
 func InstallOperatorRBAC(cfg *rest.Config) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	var objs []*unstructured.Unstructured
+	for _, file := range operatorRBACFiles {
+		o, err := readObjects(filepath.Join(root, file))
+		if err != nil {
+			return err
+		}
+		objs = append(objs, o...)
+	}
+	return installOperatorRBAC(cfg, objs, "config/rbac and config/manager")
+}
+
+// InstallOperatorRBACFrom is InstallOperatorRBAC with the ServiceAccount,
+// roles and bindings of the kustomization dir (relative to the repository
+// root, e.g. "config/namespaced") as `kubectl kustomize` builds it, in
+// place of config/default's: the operator then holds exactly that
+// install's grants. The namespaces its RoleBindings name are created first,
+// as a platform creates its teams' namespaces before installing.
+func InstallOperatorRBACFrom(cfg *rest.Config, dir string) error {
+	objs, err := KustomizeRBAC(dir)
+	if err != nil {
+		return err
+	}
+	return installOperatorRBAC(cfg, objs, dir)
+}
+
+func installOperatorRBAC(cfg *rest.Config, objs []*unstructured.Unstructured, source string) error {
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	if err := ensure(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}}); err != nil {
-		return err
+	namespaces := []string{OperatorNamespace}
+	for _, o := range objs {
+		if ns := o.GetNamespace(); ns != "" && !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
+		}
 	}
-	root, err := RepoRoot()
-	if err != nil {
-		return err
-	}
-	for _, file := range operatorRBACFiles {
-		objs, err := readObjects(filepath.Join(root, file))
-		if err != nil {
+	for _, ns := range namespaces {
+		if err := ensure(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			return err
 		}
-		for _, o := range objs {
-			if err := ensure(ctx, c, o); err != nil {
-				return fmt.Errorf("controlplane: applying %s %s from %s: %w", o.GetKind(), o.GetName(), file, err)
-			}
+	}
+	for _, o := range objs {
+		if err := ensure(ctx, c, o); err != nil {
+			return fmt.Errorf("controlplane: applying %s %s from %s: %w", o.GetKind(), o.GetName(), source, err)
 		}
 	}
 	scraper := []client.Object{
@@ -160,6 +189,21 @@ func OperatorKubeconfig(adminCfg *rest.Config) ([]byte, error) {
 	if err := InstallOperatorRBAC(adminCfg); err != nil {
 		return nil, err
 	}
+	return operatorToken(adminCfg)
+}
+
+// OperatorKubeconfigFrom is OperatorKubeconfig with the RBAC of the
+// kustomization dir (InstallOperatorRBACFrom).
+func OperatorKubeconfigFrom(adminCfg *rest.Config, dir string) ([]byte, error) {
+	if err := InstallOperatorRBACFrom(adminCfg, dir); err != nil {
+		return nil, err
+	}
+	return operatorToken(adminCfg)
+}
+
+// operatorToken is a kubeconfig with a token of the operator's
+// ServiceAccount.
+func operatorToken(adminCfg *rest.Config) ([]byte, error) {
 	token, err := ServiceAccountToken(adminCfg, OperatorNamespace, OperatorServiceAccount)
 	if err != nil {
 		return nil, err
