@@ -289,11 +289,9 @@ func classify(u string, err error) *Error {
 	if errors.As(err, &fe) {
 		return fe
 	}
-	detail := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		detail = ue.Err.Error()
-	}
+	// The detail lands in a status a tenant reads: netguard.Describe's
+	// coarse wording, never the resolved address, the dial error or what
+	// the server wrote (docs/security.md § Status says what failed).
 	var be *netguard.BlockedError
 	var ne net.Error
 	var ve *tls.CertificateVerificationError
@@ -302,13 +300,15 @@ func classify(u string, err error) *Error {
 	var rh tls.RecordHeaderError
 	switch {
 	case errors.As(err, &be):
-		return &Error{Class: ClassBlockedAddress, URL: u, Detail: be.Error()}
+		return &Error{Class: ClassBlockedAddress, URL: u, Detail: netguard.Describe(err)}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 		return &Error{Class: ClassTimeout, URL: u, Detail: "no complete answer within the fetch timeout"}
-	case errors.As(err, &ve) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &rh):
-		return &Error{Class: ClassTLS, URL: u, Detail: detail}
+	case errors.As(err, &ve) || errors.As(err, &ua) || errors.As(err, &he):
+		return &Error{Class: ClassTLS, URL: u, Detail: netguard.Describe(err)}
+	case errors.As(err, &rh):
+		return &Error{Class: ClassTLS, URL: u, Detail: "the server does not speak TLS"}
 	default:
-		return &Error{Class: ClassConnection, URL: u, Detail: detail}
+		return &Error{Class: ClassConnection, URL: u, Detail: netguard.Describe(err)}
 	}
 }
 

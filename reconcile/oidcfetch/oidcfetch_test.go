@@ -229,3 +229,38 @@ func TestParseJWKSDeterministic(t *testing.T) {
 		t.Errorf("ParseJWKS = %s, %d, %v", a, n, err)
 	}
 }
+
+// What a failed fetch says is netguard.Describe's coarse wording: no
+// resolved address, dial error text or certificate subject reaches the
+// status a tenant reads.
+func TestFetchFailureDetailIsCoarse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	_ = l.Close()
+	is := newIssuer(t)
+	tests := []struct {
+		name   string
+		issuer string
+		opts   Options
+		class  Class
+		want   string
+	}{
+		{name: "nothing listening", issuer: "https://" + closed, class: ClassConnection, want: "the connection could not be made (connection refused)"},
+		{name: "untrusted certificate", issuer: is.srv.URL, class: ClassTLS, want: "the server's TLS certificate is not trusted for this host"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opts).Fetch(context.Background(), tt.issuer)
+			fe := wantClass(t, err, tt.class)
+			if fe.Detail != tt.want {
+				t.Errorf("detail %q, want %q", fe.Detail, tt.want)
+			}
+			if strings.Contains(fe.Detail, "127.0.0.1") || strings.Contains(fe.Detail, "dial tcp") || strings.Contains(fe.Detail, "x509") {
+				t.Errorf("detail %q carries the raw error", fe.Detail)
+			}
+		})
+	}
+}
