@@ -131,20 +131,12 @@ func TestRatchetUpdate(t *testing.T) {
 			if len(got) != len(findings) {
 				t.Fatalf("the ratchet dropped findings: %v -> %v", findings, got)
 			}
-			var denied, ratchetedOut []string
 			for _, f := range got {
-				switch {
-				case f.Ratcheted:
-					if f.Severity != SeverityWarn {
-						t.Errorf("ratcheted finding %s has severity %s, want warn", f, f.Severity)
-					}
-					ratchetedOut = append(ratchetedOut, f.RuleID+"|"+f.Field)
-				case f.Severity == SeverityDeny:
-					denied = append(denied, f.RuleID+"|"+f.Field)
+				if f.Ratcheted && f.Severity != SeverityWarn {
+					t.Errorf("ratcheted finding %s has severity %s, want warn", f, f.Severity)
 				}
 			}
-			slices.Sort(denied)
-			slices.Sort(ratchetedOut)
+			denied, ratchetedOut := ratchetOutcome(got)
 			if !slices.Equal(denied, tc.wantDenied) {
 				t.Errorf("denied %v, want %v", denied, tc.wantDenied)
 			}
@@ -321,4 +313,20 @@ func TestFullUpdate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ratchetOutcome sorts RatchetUpdate's findings into the rule|field pairs
+// that still refuse and those let through as ratcheted warnings.
+func ratchetOutcome(findings []Finding) (denied, ratcheted []string) {
+	for _, f := range findings {
+		switch {
+		case f.Ratcheted:
+			ratcheted = append(ratcheted, f.RuleID+"|"+f.Field)
+		case f.Severity == SeverityDeny:
+			denied = append(denied, f.RuleID+"|"+f.Field)
+		}
+	}
+	slices.Sort(denied)
+	slices.Sort(ratcheted)
+	return denied, ratcheted
 }
