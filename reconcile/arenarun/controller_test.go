@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -32,6 +33,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
+	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/dnstest"
@@ -105,12 +107,19 @@ func runMain(m *testing.M) int {
 	}
 	defaultRedisURL = testredis.Start(t).URL()
 	groupRedisURL = testredis.Start(t).URL()
+	tenantAdmin = testredis.Start(t)
 	clusterDNS := dnstest.Start(t, serviceDNS)
 	if t.failed {
 		return 1
 	}
+	limitedAdminURL, err := limitedRedisUser(tenantAdmin.URL())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	provisioner := redisacl.NewProvisioner(func(u string) (goredis.UniversalClient, error) { return queue.Connect(u) }, 0)
+	defer func() { _ = provisioner.Close() }()
 	licence.Set(licensing.State{License: enterprise(), Verified: true})
-	var err error
 	testEnv, err = controlplane.Start(controlplane.Options{Kinds: []string{"ArenaRun", "ArenaProject", "Workspace", "ArenaJob"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -136,6 +145,9 @@ func runMain(m *testing.M) int {
 	}{
 		{"!" + outputTestLabel, Options{}},
 		{outputTestLabel + "=content", Options{ContentRoot: contentRoot, Clock: contentClock}},
+		// Per-namespace Redis credentials on an operator-wide queue whose
+		// admin user may not (yet) run ACL (tenantcreds_test.go).
+		{outputTestLabel + "=" + tenantCredsLabel, Options{DefaultRedisURL: limitedAdminURL, TenantCredentials: provisioner}},
 	} {
 		sel, err := labels.Parse(c.sel)
 		if err != nil {
@@ -148,7 +160,10 @@ func runMain(m *testing.M) int {
 			panic(err)
 		}
 		o := c.opts
-		o.Resolver, o.DefaultRedisURL, o.MaxItems, o.License, o.SkipNameValidation = resolver, defaultRedisURL, testMaxItems, licence, true
+		o.Resolver, o.MaxItems, o.License, o.SkipNameValidation = resolver, testMaxItems, licence, true
+		if o.DefaultRedisURL == "" {
+			o.DefaultRedisURL = defaultRedisURL
+		}
 		o.RedisResolver = clusterDNS
 		o.PollInterval, o.QuotaRetry = 100*time.Millisecond, 200*time.Millisecond
 		if err := SetupWithManager(mgr, o); err != nil {
