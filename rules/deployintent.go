@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/altairalabs/omnia/licensing"
@@ -193,9 +194,6 @@ func EvaluateDeployIntent(in *DeployIntent, facts Facts) []Finding {
 var deployIntentProjectIDPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`)
 
 const deployIntentProjectIDMax = 63
-
-// deployIntentCredentialKeyPattern is the pattern of a credentials.data key.
-var deployIntentCredentialKeyPattern = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 
 // DeployIntentFacadeWebsocket is the one facade type a dev agent has.
 const DeployIntentFacadeWebsocket = "websocket"
@@ -388,7 +386,7 @@ func checkDeployIntentCredentialKeys(in Input) field.ErrorList {
 	slices.Sort(keys)
 	var errs field.ErrorList
 	for _, k := range keys {
-		if !deployIntentCredentialKeyPattern.MatchString(k) {
+		if len(validation.IsConfigMapKey(k)) > 0 {
 			errs = append(errs, field.Invalid(diCredentialsPath.Child("data").Key(k), k,
 				"credential key "+strconv.Quote(k)+" does not match [-._a-zA-Z0-9]+: it is the credential Secret's key and the environment-variable name a handler's headers_from_env references; rename it"))
 		}

@@ -96,8 +96,9 @@ func TestDeployIntentRules(t *testing.T) {
 			d.Credentials.Keys = []string{"-._aZ09"}
 		}},
 		{name: "credential-key-pattern: a space, a slash and an empty key rejected", base: diPublished, mutate: func(d *DeployIntent) {
-			d.Credentials.Keys = []string{"OK", "bad key", "a/b", ""}
+			d.Credentials.Keys = []string{"OK", "bad key", "a/b", "", ".."}
 		}, want: []ruleWant{
+			{DeployIntentCredentialKeyRuleID, "credentials.data[..]"},
 			{DeployIntentCredentialKeyRuleID, "credentials.data[bad key]"},
 			{DeployIntentCredentialKeyRuleID, "credentials.data[a/b]"},
 			{DeployIntentCredentialKeyRuleID, "credentials.data[]"},

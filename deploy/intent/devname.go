@@ -3,19 +3,19 @@ package intent
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // DevNameHashLen is the number of hex digits of the hash in a fallback dev
 // name.
 const DevNameHashLen = 10
 
-// dnsLabel is an RFC 1123 label: the names of the dev agent, its pack and
-// its PromptPackSource must be one.
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-
-const dnsLabelMax = 63
+// dnsLabelMax is the length of an RFC 1123 label: the names of the dev
+// agent, its pack and its PromptPackSource must be one
+// (validation.IsDNS1123Label).
+const dnsLabelMax = validation.DNS1123LabelMaxLength
 
 // DevName is the name of a project's dev agent, its PromptPack and its
 // PromptPackSource (deploy-intent.md § Deploying a project to a dev agent):
@@ -32,7 +32,7 @@ const dnsLabelMax = 63
 // same name.
 func DevName(projectID, userPseudonym string) string {
 	name := "dev-" + projectID + "-" + userPseudonym
-	if len(name) <= dnsLabelMax && dnsLabel.MatchString(name) {
+	if len(validation.IsDNS1123Label(name)) == 0 {
 		return name
 	}
 	sum := sha256.Sum256([]byte(projectID + "\x00" + userPseudonym))

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func devHash(id, user string) string {
@@ -32,7 +34,7 @@ func TestDevName(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("DevName(%q, %q) = %q, want %q", tc.id, tc.user, got, tc.want)
 			}
-			if len(got) > 63 || !dnsLabel.MatchString(got) {
+			if len(validation.IsDNS1123Label(got)) > 0 {
 				t.Errorf("DevName(%q, %q) = %q is not a DNS label", tc.id, tc.user, got)
 			}
 		})

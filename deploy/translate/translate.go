@@ -32,6 +32,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -87,9 +88,6 @@ type Agent struct {
 	Err error
 }
 
-// dnsPiece is what may follow "<pack>-" in a DNS-1123 subdomain name as is.
-var dnsPiece = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
-
 var notDNS = regexp.MustCompile(`[^a-z0-9.-]+`)
 
 // PackObjectName is the PromptPack object's name for a pack name and a
@@ -102,15 +100,18 @@ func PackObjectName(pack, version string) string {
 	if version == "" {
 		return pack
 	}
-	if dnsPiece.MatchString(version) {
+	if len(validation.IsDNS1123Subdomain(pack+"-"+version)) == 0 {
 		return pack + "-" + version
 	}
 	sum := sha256.Sum256([]byte(version))
 	clean := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(version), "-"), "-.")
-	if clean == "" {
+	name := pack + "-" + clean + "-" + hex.EncodeToString(sum[:4])
+	if clean == "" || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		// Nothing of the version can be kept (an empty label such as
+		// "1..2", or a name too long): the hash alone names it.
 		return pack + "-" + hex.EncodeToString(sum[:4])
 	}
-	return pack + "-" + clean + "-" + hex.EncodeToString(sum[:4])
+	return name
 }
 
 // ContentConfigMapName is the pack ConfigMap's name for a PromptPack name.

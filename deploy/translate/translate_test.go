@@ -48,6 +48,8 @@ func TestPackObjectName(t *testing.T) {
 		{"my-pack", "1.0.0+gAAAA", "my-pack-1.0.0-gaaaa-" + hash8("1.0.0+gAAAA")},
 		{"my-pack", "1.0.0-gaaaa", "my-pack-1.0.0-gaaaa"},
 		{"my-pack", "+++", "my-pack-" + hash8("+++")},
+		// Two dots make an empty DNS label: not a name as written.
+		{"my-pack", "1..2", "my-pack-" + hash8("1..2")},
 	}
 	for _, c := range cases {
 		if got := PackObjectName(c.pack, c.version); got != c.want {
