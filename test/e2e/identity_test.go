@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -33,13 +32,9 @@ var _ = Describe("the operator's identity", func() {
 		Expect(user.Groups).NotTo(ContainElement("system:masters"))
 
 		can := func(verb, group, resource, namespace string) bool {
-			r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-					Verb: verb, Group: group, Resource: resource, Namespace: namespace,
-				}},
-			}, metav1.CreateOptions{})
+			allowed, err := controlplane.Can(ctx, cs, verb, group, resource, namespace)
 			Expect(err).NotTo(HaveOccurred())
-			return r.Status.Allowed
+			return allowed
 		}
 		// What it needs.
 		Expect(can("patch", "omnia.altairalabs.ai", "providers/status", "")).To(BeTrue())

@@ -8,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -90,13 +89,9 @@ var _ = Describe("the namespace-scoped install", func() {
 		cs, err := kubernetes.NewForConfig(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		can := func(verb, group, resource, namespace string) bool {
-			r, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-				Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-					Verb: verb, Group: group, Resource: resource, Namespace: namespace,
-				}},
-			}, metav1.CreateOptions{})
+			allowed, err := controlplane.Can(ctx, cs, verb, group, resource, namespace)
 			Expect(err).NotTo(HaveOccurred())
-			return r.Status.Allowed
+			return allowed
 		}
 		for _, ns := range []string{watchedA, watchedB, controlplane.OperatorNamespace} {
 			Expect(can("get", "", "secrets", ns)).To(BeTrue(), "secrets in %s", ns)
