@@ -206,7 +206,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.writeStatus(ctx, ar, computeStatus(ar, in)); err != nil {
 		return ctrl.Result{}, err
 	}
-	return idle.withRequeue(in.requeue.result()), nil
+	// The idle deadline is one more requeue: the earliest of them wins.
+	in.requeue.After(idle.requeueAfter)
+	return in.requeue.Result(), nil
 }
 
 // writeStatus patches the agent's status when it changed, and records an

@@ -459,16 +459,16 @@ func (r *Reconciler) prepareExternalAuth(ctx context.Context, ar *v1alpha1.Agent
 	}
 	if !last.IsZero() {
 		if wait := last.Add(st.refresh).Sub(now); wait > 0 {
-			in.requeue.after(wait)
+			in.requeue.After(wait)
 			return nil
 		}
 	}
 	sub := st.prober.Submit(jwksJob(key, issuer, st))
 	switch sub.State {
 	case prober.BackingOff:
-		in.requeue.after(max(sub.NotBefore.Sub(now), time.Second))
+		in.requeue.After(max(sub.NotBefore.Sub(now), time.Second))
 	case prober.Dropped:
-		in.requeue.after(jwksRetryDropped)
+		in.requeue.After(jwksRetryDropped)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -41,15 +40,6 @@ type idleVerdict struct {
 	// requeueAfter is the time left until the deadline; zero when the
 	// agent has none.
 	requeueAfter time.Duration
-}
-
-// withRequeue merges the verdict's requeue into res: the earlier of the two
-// requeues wins.
-func (v idleVerdict) withRequeue(res ctrl.Result) ctrl.Result {
-	if v.requeueAfter > 0 && (res.RequeueAfter == 0 || v.requeueAfter < res.RequeueAfter) {
-		res.RequeueAfter = v.requeueAfter
-	}
-	return res
 }
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=agentruntimes,verbs=delete

@@ -199,7 +199,7 @@ func (r *Reconciler) freshRollout(ctx context.Context, ar *v1alpha1.AgentRuntime
 		out.active, out.reason, out.message = c.Status == metav1.ConditionTrue, c.Reason, c.Message
 	}
 	in.rollout = out
-	in.requeue.after(staleRequeue)
+	in.requeue.After(staleRequeue)
 	return true, nil
 }
 
@@ -333,7 +333,7 @@ func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, 
 					return r.candidateUnhealthy(ctx, ar, built, in, automatic,
 						fmt.Sprintf("%s: the candidate Deployment did not run its replicas within the progress deadline", label))
 				}
-				in.requeue.after(remaining)
+				in.requeue.After(remaining)
 				return out.hold(v1alpha1.AgentRuntimeReasonRolloutProgressing,
 					fmt.Sprintf("%s: waiting for the candidate Deployment to run its replicas at weight %d", label, weight))
 			}
@@ -343,7 +343,7 @@ func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, 
 				return out.hold(v1alpha1.AgentRuntimeReasonRolloutPaused, label+": paused until promoted; "+promoteHint)
 			}
 			if remaining > 0 {
-				in.requeue.after(remaining)
+				in.requeue.After(remaining)
 				return out.hold(v1alpha1.AgentRuntimeReasonRolloutPaused,
 					fmt.Sprintf("%s: paused until %s", label, in.now.Add(remaining).UTC().Format(time.RFC3339)))
 			}
@@ -398,7 +398,7 @@ func (r *Reconciler) startPromotion(ctx context.Context, ar *v1alpha1.AgentRunti
 		return err
 	}
 	r.event(ar, corev1.EventTypeNormal, EventRolloutPromoting, fmt.Sprintf("promoting candidate %s: %s", orUnknown(out.status.CandidateVersion), why))
-	in.requeue.after(r.promotionRequeue())
+	in.requeue.After(r.promotionRequeue())
 	return out.hold(v1alpha1.AgentRuntimeReasonRolloutPromoting, "promoting ("+why+"): every request goes to the candidate; its overrides are written into the spec next")
 }
 

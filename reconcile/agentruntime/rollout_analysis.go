@@ -200,7 +200,7 @@ func (r *Reconciler) analyze(ctx context.Context, ar *v1alpha1.AgentRuntime, ste
 	}
 	st.Phase, st.NextMeasurementAt = string(analysisRunning), ptrTime(next)
 	st.Message = analysisProgress(st.Metrics, plan)
-	in.requeue.after(next.Sub(now))
+	in.requeue.After(next.Sub(now))
 	return analysisVerdict{Phase: analysisRunning, Message: st.Message}, nil
 }
 

@@ -246,8 +246,8 @@ func TestAnalyzeAgainstALocalPrometheus(t *testing.T) {
 						return false, nil
 					}
 					// The next measurement is asked for at its time.
-					if in.requeue.in != time.Minute || !st.NextMeasurementAt.Time.Equal(clk.Now().Add(time.Minute)) {
-						t.Errorf("after measurement %d: requeue in %v, next at %v; want in 1m", measurements(), in.requeue.in, st.NextMeasurementAt)
+					if in.requeue.Duration() != time.Minute || !st.NextMeasurementAt.Time.Equal(clk.Now().Add(time.Minute)) {
+						t.Errorf("after measurement %d: requeue in %v, next at %v; want in 1m", measurements(), in.requeue.Duration(), st.NextMeasurementAt)
 					}
 					return true, nil
 				})
@@ -330,7 +330,7 @@ func TestAnalyzeResultAfterTheNextDueTime(t *testing.T) {
 	if ms := st.Metrics[0]; ms.Measurements != 1 || ms.Successes != 1 {
 		t.Errorf("metric status %+v, want the first measurement counted", ms)
 	}
-	if in.requeue.in != analysisPoll {
-		t.Errorf("requeue in %v, want %v: the second measurement is submitted at once", in.requeue.in, analysisPoll)
+	if in.requeue.Duration() != analysisPoll {
+		t.Errorf("requeue in %v, want %v: the second measurement is submitted at once", in.requeue.Duration(), analysisPoll)
 	}
 }

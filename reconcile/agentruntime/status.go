@@ -8,6 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/internal/requeue"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -94,7 +95,7 @@ type statusInput struct {
 	async        *asyncOutcome
 	// requeue is the earliest time a step asked to be reconciled again
 	// (a pause's end, a JWKS refresh): requeue.go.
-	requeue requeueAt
+	requeue requeue.Earliest
 }
 
 // byCondition returns the findings that set condType.

@@ -66,6 +66,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/internal/requeue"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/reconcile/transitions"
@@ -400,12 +401,8 @@ func (r *Reconciler) observe(ctx context.Context, p *v1alpha1.Provider) (observa
 // next health check, the end of the endpoint grace, the retry of a transient
 // credential validation error, or the credential recheck.
 func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) time.Duration {
-	var after time.Duration
-	consider := func(d time.Duration) {
-		if d > 0 && (after == 0 || d < after) {
-			after = d
-		}
-	}
+	var after requeue.Earliest
+	consider := after.After
 	// An Unknown EndpointReachable is a check the egress policy withheld:
 	// nothing to repeat until the Provider changes.
 	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil && e.Status != metav1.ConditionUnknown {
@@ -422,7 +419,7 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 			consider(r.opts.CredentialRecheckInterval)
 		}
 	}
-	return after
+	return after.Duration()
 }
 
 // Evaluate returns every rule finding on the Provider, as omniactl check and
