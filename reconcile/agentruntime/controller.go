@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -214,14 +214,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // writeStatus patches the agent's status when it changed, and records an
 // event per condition transition. An unchanged status is no API write.
 func (r *Reconciler) writeStatus(ctx context.Context, ar *v1alpha1.AgentRuntime, updated v1alpha1.AgentRuntimeStatus) error {
-	if equality.Semantic.DeepEqual(updated, ar.Status) {
-		return nil
+	old := ar.Status.Conditions
+	if wrote, err := statuswrite.Patch(ctx, r.client, ar, &ar.Status, updated); err != nil || !wrote {
+		return err
 	}
-	base := ar.DeepCopy()
-	ar.Status = updated
-	if err := r.client.Status().Patch(ctx, ar, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("writing status: %w", err)
-	}
-	transitions.EmitPolicy(r.recorder, ar, base.Status.Conditions, updated.Conditions, eventPolicy)
+	transitions.EmitPolicy(r.recorder, ar, old, updated.Conditions, eventPolicy)
 	return nil
 }

@@ -43,7 +43,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,6 +57,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -252,18 +252,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	o.runs = pruned
 
 	st := computeStatus(job, g, o, metav1.NewTime(now).Rfc3339Copy())
-	if !equality.Semantic.DeepEqual(job.Status, st) {
-		orig := job.DeepCopy()
-		job.Status = st
-		if err := r.client.Status().Patch(ctx, job, client.MergeFrom(orig)); err != nil {
-			if apierrors.IsNotFound(err) {
-				return ctrl.Result{}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
-		}
+	old := job.Status
+	wrote, err := statuswrite.Patch(ctx, r.client, job, &job.Status, st)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if wrote {
 		log.V(1).Info("status written", "active", len(st.Active), "next", st.NextScheduleTime)
-		transitions.Emit(r.recorder, job, readyOnly(orig.Status.Conditions), readyOnly(st.Conditions))
-		if suspendedNow(orig.Status.Conditions, st.Conditions) {
+		transitions.Emit(r.recorder, job, readyOnly(old.Conditions), readyOnly(st.Conditions))
+		if suspendedNow(old.Conditions, st.Conditions) {
 			r.event(job, corev1.EventTypeNormal, EventSuspended, "Suspend", SuspendedMessage)
 		}
 	}

@@ -33,7 +33,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,6 +51,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -302,18 +302,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	st := computeStatus(p, findings, obs, metav1.NewTime(now).Rfc3339Copy())
-	if equality.Semantic.DeepEqual(p.Status, st) {
+	old := p.Status
+	wrote, err := statuswrite.Patch(ctx, r.client, p, &p.Status, st)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !wrote {
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
-	orig := p.DeepCopy()
-	p.Status = st
-	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
-	}
 	log.V(1).Info("status written", "phase", st.Phase, "defaultBranch", st.DefaultBranch)
-	transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
+	transitions.Emit(r.recorder, p, old.Conditions, st.Conditions)
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }

@@ -38,7 +38,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +60,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
@@ -337,21 +337,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.setPolicyConditions(ctx, run, st, now); err != nil {
 		return ctrl.Result{}, err
 	}
-	if !equality.Semantic.DeepEqual(run.Status, *st) {
-		orig := run.DeepCopy()
-		run.Status = *st
-		// Optimistic lock: a reconcile that read a stale run (the cache
-		// behind an earlier write) must not pin source or queue a second
-		// time; it conflicts and looks again.
-		if err := r.client.Status().Patch(ctx, run, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
-			}
-			return ctrl.Result{}, client.IgnoreNotFound(err)
-		}
+	// Optimistic lock: a reconcile that read a stale run (the cache
+	// behind an earlier write) must not pin source or queue a second
+	// time; it conflicts and looks again.
+	old := run.Status
+	wrote, err := statuswrite.Patch(ctx, r.client, run, &run.Status, *st, statuswrite.WithOptimisticLock())
+	if apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: 200 * time.Millisecond}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if wrote {
 		log.V(1).Info("status updated", "phase", st.Phase)
-		transitions.Emit(r.recorder, run, orig.Status.Conditions, eventConditions(st))
-		if orig.Status.Phase != st.Phase && r.recorder != nil {
+		transitions.Emit(r.recorder, run, old.Conditions, eventConditions(st))
+		if old.Phase != st.Phase && r.recorder != nil {
 			for _, e := range s.events {
 				r.recorder.Eventf(run, nil, e[0], e[1], "Phase", "%s", e[2])
 			}

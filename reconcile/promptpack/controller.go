@@ -30,8 +30,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -48,6 +46,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -185,18 +184,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	st := computeStatus(p, findings, validation, now)
 	packJSON, hasKey, _ := facts.ConfigMapValue(p.Namespace, p.Spec.Source.ConfigMapRef.Name, rules.PromptPackPackJSONKey)
 	st.ContentDigest = contentDigest(st, packJSON, hasKey)
-	if equality.Semantic.DeepEqual(p.Status, st) {
-		return ctrl.Result{}, nil
-	}
-	orig := p.DeepCopy()
-	p.Status = st
-	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
+	old := p.Status
+	if wrote, err := statuswrite.Patch(ctx, r.client, p, &p.Status, st); err != nil || !wrote {
+		return ctrl.Result{}, err
 	}
 	log.V(1).Info("status written", "phase", st.Phase)
-	transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
+	transitions.Emit(r.recorder, p, old.Conditions, st.Conditions)
 	return ctrl.Result{}, nil
 }

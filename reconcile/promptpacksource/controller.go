@@ -39,6 +39,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -160,18 +161,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	st := *src.Status.DeepCopy()
 	setReadyCondition(&st, src.Spec.PackName, taken, src.Generation, metav1.NewTime(r.clock.Now()).Rfc3339Copy())
-	if equality.Semantic.DeepEqual(src.Status, st) {
-		return ctrl.Result{}, nil
+	old := src.Status.Conditions
+	if wrote, err := statuswrite.Patch(ctx, r.client, src, &src.Status, st); err != nil || !wrote {
+		return ctrl.Result{}, err
 	}
-	orig := src.DeepCopy()
-	src.Status = st
-	if err := r.client.Status().Patch(ctx, src, client.MergeFrom(orig)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
-	}
-	transitions.Emit(r.recorder, src, orig.Status.Conditions, st.Conditions)
+	transitions.Emit(r.recorder, src, old, st.Conditions)
 	return ctrl.Result{}, nil
 }
 

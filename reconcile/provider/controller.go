@@ -47,7 +47,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,6 +66,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/internal/requeue"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/reconcile/transitions"
@@ -309,23 +309,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	now := metav1.NewTime(r.opts.Clock.Now()).Rfc3339Copy()
 	st := computeStatus(p, obs, now, r.opts.UnavailableAfter)
 
-	if !equality.Semantic.DeepEqual(p.Status, st) {
-		orig := p.DeepCopy()
-		p.Status = st
-		if err := r.client.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
-			if apierrors.IsNotFound(err) {
-				return ctrl.Result{}, nil
-			}
-			return ctrl.Result{}, err
-		}
+	old := p.Status
+	wrote, err := statuswrite.Patch(ctx, r.client, p, &p.Status, st)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if wrote {
 		log.V(1).Info("status updated", "phase", st.Phase)
-		transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
+		transitions.Emit(r.recorder, p, old.Conditions, st.Conditions)
 	}
-	after := r.requeueAfter(&st, now)
-	if obs.probeWait > 0 && (after == 0 || obs.probeWait < after) {
-		after = obs.probeWait
-	}
-	return ctrl.Result{RequeueAfter: after}, nil
+	var after requeue.Earliest
+	after.After(r.requeueAfter(&st, now))
+	after.After(obs.probeWait)
+	return after.Result(), nil
 }
 
 // observe gathers the facts and findings, reads the probes' stored results

@@ -37,7 +37,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -57,6 +56,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/prober"
@@ -255,14 +255,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	in.results, result.RequeueAfter = r.requestProbes(owner, targets, in.probe, probedAt)
 
 	updated := computeStatus(tr, in)
-	if equality.Semantic.DeepEqual(updated, tr.Status) {
-		return result, nil
-	}
-	base := tr.DeepCopy()
 	oldConditions := tr.Status.Conditions
-	tr.Status = updated
-	if err := r.client.Status().Patch(ctx, tr, client.MergeFrom(base)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
+	wrote, err := statuswrite.Patch(ctx, r.client, tr, &tr.Status, updated)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !wrote {
+		return result, nil
 	}
 	for _, e := range transitionEvents(oldConditions, updated.Conditions) {
 		r.recorder.Eventf(tr, nil, e.eventType, e.reason, ActionReconcile, "%s", e.note)

@@ -25,7 +25,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -39,6 +38,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/policies"
+	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 )
 
@@ -182,18 +182,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	st := Status(p.Status, p.Generation, r.compiler.Compile(p), metav1.NewTime(r.clock.Now()).Rfc3339Copy())
-	if equality.Semantic.DeepEqual(p.Status, st) {
-		return ctrl.Result{}, nil
+	old := p.Status.Conditions
+	if wrote, err := statuswrite.Patch(ctx, r.client, p, &p.Status, st); err != nil || !wrote {
+		return ctrl.Result{}, err
 	}
-	orig := p.DeepCopy()
-	p.Status = st
-	if err := r.client.Status().Patch(ctx, p, client.MergeFrom(orig)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
-	}
-	transitions.Emit(r.recorder, p, orig.Status.Conditions, st.Conditions)
+	transitions.Emit(r.recorder, p, old, st.Conditions)
 	return ctrl.Result{}, nil
 }
 
