@@ -2,18 +2,13 @@ package agentruntime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 )
 
 // applyWorkload applies the agent's children: the pod's identity
@@ -79,36 +74,15 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 	return r.applyRollout(ctx, ar, res, in)
 }
 
-// apply server-side applies obj unless the live object (from the cache)
-// carries the same applied hash; obj is left as the API server has it.
+// apply server-side applies obj as the controller's field manager unless
+// the live object (from the cache) carries the same applied hash; obj is
+// left as the API server has it (a Deployment keeps its live replicas and
+// status).
 func (r *Reconciler) apply(ctx context.Context, obj client.Object) error {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(raw)
-	hash := hex.EncodeToString(sum[:])
-	live := obj.DeepCopyObject().(client.Object)
-	err = r.client.Get(ctx, client.ObjectKeyFromObject(obj), live)
-	switch {
-	case err == nil && live.GetAnnotations()[AppliedHashAnnotation] == hash:
-		// Unchanged: keep the live object's status (a Deployment's replicas).
-		if d, ok := live.(*appsv1.Deployment); ok {
-			*obj.(*appsv1.Deployment) = *d
-		}
-		return nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return fmt.Errorf("reading %s: %w", obj.GetName(), err)
-	}
-	ann := map[string]string{}
-	for k, v := range obj.GetAnnotations() {
-		ann[k] = v
-	}
-	ann[AppliedHashAnnotation] = hash
-	obj.SetAnnotations(ann)
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
-	if err := r.client.Patch(ctx, obj, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-	}
-	return nil
+	return r.applier().ApplyIfChanged(ctx, obj)
+}
+
+// applier applies as the controller's field manager, taking fields over.
+func (r *Reconciler) applier() ssa.Applier {
+	return ssa.Applier{Client: r.client, FieldManager: FieldManager}
 }

@@ -502,8 +502,7 @@ func (r *Reconciler) writeAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRunti
 	if live != nil && live.GetAnnotations()[AsyncQueueHashAnnotation] == hash && ownedByAgent(live, ar) && hasLabels(live.GetLabels(), want.Labels) {
 		return nil
 	}
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
-	if err := r.client.Patch(ctx, want, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := r.applier().Apply(ctx, want); err != nil {
 		// The API server's message names the object, never its data.
 		return fmt.Errorf("applying Secret %s: %w", want.Name, err)
 	}

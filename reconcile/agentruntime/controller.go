@@ -20,6 +20,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
@@ -45,7 +46,7 @@ const FieldManager = "omnia-operator"
 // annotation equals the hash of what would be applied now is skipped: no
 // API write when nothing changed (chosen over a dry-run apply, which is
 // itself a request per child per reconcile).
-const AppliedHashAnnotation = "omnia.altairalabs.ai/applied-hash"
+const AppliedHashAnnotation = ssa.HashAnnotation
 
 // Options configure the controller.
 type Options struct {

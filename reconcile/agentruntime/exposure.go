@@ -2,9 +2,6 @@ package agentruntime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -369,22 +366,17 @@ func (r *Reconciler) deleteRoute(ctx context.Context, rt *gatewayv1.HTTPRoute) e
 // controller's apply (apply.go) reading the group's cache instead of the
 // manager's, which does not hold HTTPRoutes.
 func (r *Reconciler) applyRoute(ctx context.Context, rt, live *gatewayv1.HTTPRoute) (*gatewayv1.HTTPRoute, error) {
-	raw, err := json.Marshal(rt)
-	if err != nil {
-		return nil, err
+	var have client.Object
+	if live != nil {
+		have = live
 	}
-	sum := sha256.Sum256(raw)
-	hash := hex.EncodeToString(sum[:])
-	if live != nil && live.Annotations[AppliedHashAnnotation] == hash {
-		return live, nil
-	}
-	rt.Annotations = map[string]string{AppliedHashAnnotation: hash}
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
-	if err := r.client.Patch(ctx, rt, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		if apierrors.IsInvalid(err) {
-			return nil, err
+	if err := r.applier().ApplyUnlessMatches(ctx, rt, have); err != nil {
+		// A refusal is reported as the API server gave it (routeRefusal
+		// reads its causes, or its message).
+		if invalid := (*apierrors.StatusError)(nil); apierrors.IsInvalid(err) && errors.As(err, &invalid) {
+			return nil, invalid
 		}
-		return nil, fmt.Errorf("applying HTTPRoute %s: %w", rt.Name, err)
+		return nil, err
 	}
 	return rt, nil
 }

@@ -531,8 +531,7 @@ func JWKSSecret(ar *v1alpha1.AgentRuntime, issuer string, j *oidcfetch.JWKS, at 
 // applyJWKSSecret server-side applies the JWKS Secret.
 func (r *Reconciler) applyJWKSSecret(ctx context.Context, ar *v1alpha1.AgentRuntime, issuer string, j *oidcfetch.JWKS, at time.Time) error {
 	s := JWKSSecret(ar, issuer, j, at)
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builders return typed objects
-	if err := r.client.Patch(ctx, s, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := r.applier().Apply(ctx, s); err != nil {
 		return fmt.Errorf("applying the JWKS Secret %s: %w", s.Name, err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 )
 
 // ReplicasHandoffFieldManager co-owns a Deployment's spec.replicas while an
@@ -44,8 +46,8 @@ func (r *Reconciler) handOffReplicas(ctx context.Context, d *appsv1.Deployment) 
 	u.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
 	u.SetName(live.Name)
 	u.SetNamespace(live.Namespace)
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; this is one field
-	if err := r.client.Patch(ctx, u, client.Apply, client.FieldOwner(ReplicasHandoffFieldManager)); err != nil {
+	handoff := ssa.Applier{Client: r.client, FieldManager: ReplicasHandoffFieldManager, NoForce: true}
+	if err := handoff.Apply(ctx, u); err != nil {
 		return fmt.Errorf("handing the replicas of Deployment %s to its autoscaler: %w", live.Name, err)
 	}
 	return nil

@@ -60,6 +60,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
+	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
@@ -82,7 +83,7 @@ const ControllerName = "arenarun-controller"
 const FieldManager = "omnia-arenarun"
 
 // AppliedHashAnnotation records the hash of the applied worker Job.
-const AppliedHashAnnotation = "arena.omnia.altairalabs.ai/applied-hash"
+const AppliedHashAnnotation = ssa.HashAnnotation
 
 // TenantCredentials turns the operator's admin URL of a Redis into the
 // URL of a namespace's own user on it (redisacl.Provisioner.TenantURL).
@@ -980,7 +981,6 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 // apply server-side applies the Job when it does not exist yet (recording
 // the applied hash); job is left as the API server has it.
 func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
-	hash := appliedHash(job)
 	live := &batchv1.Job{}
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(job), live)
 	switch {
@@ -993,12 +993,10 @@ func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("reading the worker Job: %w", err)
 	}
-	if job.Annotations == nil {
-		job.Annotations = map[string]string{}
+	if _, err := ssa.Stamp(job); err != nil {
+		return err
 	}
-	job.Annotations[AppliedHashAnnotation] = hash
-	//lint:ignore SA1019 client.Client.Apply takes apply configurations; the builder returns a typed object
-	if err := r.client.Patch(ctx, job, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if err := (ssa.Applier{Client: r.client, FieldManager: FieldManager}).Apply(ctx, job); err != nil {
 		return fmt.Errorf("creating the worker Job: %w", err)
 	}
 	return nil

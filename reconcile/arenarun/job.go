@@ -1,9 +1,6 @@
 package arenarun
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -229,11 +226,4 @@ func workerEnv(run *v1alpha1.ArenaRun, cv ContentVolume) []corev1.EnvVar {
 		env = append(env, corev1.EnvVar{Name: "LOG_LEVEL", Value: "debug"}, corev1.EnvVar{Name: "ARENA_VERBOSE", Value: "true"})
 	}
 	return env
-}
-
-// appliedHash fingerprints the Job the controller would apply.
-func appliedHash(job *batchv1.Job) string {
-	b, _ := json.Marshal(job)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
