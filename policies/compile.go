@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -272,9 +273,15 @@ func (c *compilation) compileRule(i int, r *v1alpha1.ValidationPolicyRule) (rule
 // maxDocExpr bounds how much of a CEL expression a rule's Doc quotes.
 const maxDocExpr = 200
 
+// truncate shortens s to at most n bytes and marks the cut with an
+// ellipsis; the cut falls on a character boundary, so a message in a status
+// or an admission response stays valid UTF-8.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

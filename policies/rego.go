@@ -155,9 +155,7 @@ func violationError(v any, message string) *field.Error {
 			msg = fmt.Sprintf("violation %v is not an object with msg and field", v)
 		}
 	}
-	if len(msg) > maxRegoMessage {
-		msg = msg[:maxRegoMessage] + "…"
-	}
+	msg = truncate(msg, maxRegoMessage)
 	return finding(path, msg)
 }
 
