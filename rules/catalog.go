@@ -100,9 +100,6 @@ type Options struct {
 	// AdmissionFacts also runs the reconcile-stage rules marked
 	// AdmissionFacts (the webhook, with facts from its cache).
 	AdmissionFacts bool
-	// SkipSchemaSource skips catalog entries whose Source is schema (the
-	// webhook: the API server already ran them). Go rules always run.
-	SkipSchemaSource bool
 	// Severity overrides a rule's default severity, by rule ID.
 	Severity map[string]Severity
 }

@@ -214,11 +214,9 @@ func (f *Facts) SecretKeys(namespace, name string) ([]string, bool) {
 		}
 		return nil, false
 	}
-	keys := make([]string, 0, len(s.Data)+len(s.StringData))
+	// StringData is write-only: a Secret read back holds every key in Data.
+	keys := make([]string, 0, len(s.Data))
 	for k := range s.Data {
-		keys = append(keys, k)
-	}
-	for k := range s.StringData {
 		keys = append(keys, k)
 	}
 	if f.secretKeys != nil {
@@ -318,11 +316,7 @@ func (f *Facts) SecretValueMatches(namespace, name, key string, match func(value
 	}
 	value, ok := s.Data[key]
 	if !ok {
-		str, ok := s.StringData[key]
-		if !ok {
-			return "", false
-		}
-		value = []byte(str)
+		return "", false
 	}
 	return match(value)
 }
