@@ -38,22 +38,23 @@ func init() {
 			frameworkImages[typ] = img
 			return nil
 		})
-	// The AgentRuntime controller.
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		opts := agentruntime.Options{
-			FrameworkImages:         frameworkImages,
-			BuiltinRuntimeImage:     *runtimeImage,
-			FacadeImage:             *facadeImage,
-			PolicyBrokerImage:       *policyBrokerImage,
-			License:                 licenseStore,
-			MaxConcurrentReconciles: *agentRuntimeWorkers,
-			Policies:                controllerPolicies,
+}
+
+// The AgentRuntime controller.
+func setupAgentRuntime(mgr ctrl.Manager) error {
+	opts := agentruntime.Options{
+		FrameworkImages:         frameworkImages,
+		BuiltinRuntimeImage:     *runtimeImage,
+		FacadeImage:             *facadeImage,
+		PolicyBrokerImage:       *policyBrokerImage,
+		License:                 licenseStore,
+		MaxConcurrentReconciles: *agentRuntimeWorkers,
+		Policies:                controllerPolicies,
+	}
+	for _, set := range agentRuntimeOptions {
+		if err := set(&opts); err != nil {
+			return err
 		}
-		for _, set := range agentRuntimeOptions {
-			if err := set(&opts); err != nil {
-				return err
-			}
-		}
-		return agentruntime.SetupWithManager(mgr, opts)
-	})
+	}
+	return agentruntime.SetupWithManager(mgr, opts)
 }

@@ -9,13 +9,11 @@ import (
 // The ArenaJob controller, under --arena: it creates a job's ArenaRuns (once,
 // or on every cron tick), applies the concurrency policy, prunes the run
 // history and writes the job's scheduling status (on the real clock).
-func init() {
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		if !*arenaEnabled {
-			return nil
-		}
-		c := arenaConfig()
-		c.Policies = controllerPolicies
-		return arenasetup.SetupJob(mgr, c)
-	})
+func setupArenaJob(mgr ctrl.Manager) error {
+	if !*arenaEnabled {
+		return nil
+	}
+	c := arenaConfig()
+	c.Policies = controllerPolicies
+	return arenasetup.SetupJob(mgr, c)
 }

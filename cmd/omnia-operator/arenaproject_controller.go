@@ -10,17 +10,15 @@ import (
 // project's repository (hosted under --workspace-content-path, or an
 // external https URL) and sets Ready, status.defaultBranch and
 // status.headCommit, so ArenaRuns can wait for it and pin their commit.
-func init() {
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		if !*arenaEnabled {
-			ctrl.Log.WithName("arena").V(1).Info("ArenaProject controller not started: --arena is off")
-			return nil
-		}
-		c := arenaConfig()
-		var err error
-		if c.Fetcher, err = arenaFetcher(mgr); err != nil {
-			return err
-		}
-		return arenasetup.SetupProject(mgr, c)
-	})
+func setupArenaProject(mgr ctrl.Manager) error {
+	if !*arenaEnabled {
+		ctrl.Log.WithName("arena").V(1).Info("ArenaProject controller not started: --arena is off")
+		return nil
+	}
+	c := arenaConfig()
+	var err error
+	if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+		return err
+	}
+	return arenasetup.SetupProject(mgr, c)
 }

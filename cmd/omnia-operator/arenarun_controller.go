@@ -28,36 +28,36 @@ func init() {
 	flag.StringVar(&arenaQueueRedisURLFile, "arena-queue-redis-url-file", "",
 		"file holding the redis:// URL of the operator-wide Arena work queue (e.g. a mounted Secret key)")
 	flag.StringVar(&arenaWorkerImage, "arena-worker-image", arenarun.DefaultWorkerImage, "image of the Arena worker Job's pods")
+}
 
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		if !*arenaEnabled {
-			return nil
+func setupArenaRun(mgr ctrl.Manager) error {
+	if !*arenaEnabled {
+		return nil
+	}
+	url := arenaQueueRedisURL
+	if arenaQueueRedisURLFile != "" {
+		b, err := os.ReadFile(arenaQueueRedisURLFile)
+		if err != nil {
+			// The path is not secret; the content is never printed.
+			return errors.New("reading --arena-queue-redis-url-file " + arenaQueueRedisURLFile + ": " + err.Error())
 		}
-		url := arenaQueueRedisURL
-		if arenaQueueRedisURLFile != "" {
-			b, err := os.ReadFile(arenaQueueRedisURLFile)
-			if err != nil {
-				// The path is not secret; the content is never printed.
-				return errors.New("reading --arena-queue-redis-url-file " + arenaQueueRedisURLFile + ": " + err.Error())
-			}
-			url = strings.TrimSpace(string(b))
-		}
-		c := arenaConfig()
-		var err error
-		if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+		url = strings.TrimSpace(string(b))
+	}
+	c := arenaConfig()
+	var err error
+	if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+		return err
+	}
+	c.QueueRedisURL = url
+	if url != "" {
+		p, err := tenantProvisioner(mgr, "omnia-operator-arena-acl")
+		if err != nil {
 			return err
 		}
-		c.QueueRedisURL = url
-		if url != "" {
-			p, err := tenantProvisioner(mgr, "omnia-operator-arena-acl")
-			if err != nil {
-				return err
-			}
-			if p != nil {
-				c.TenantCredentials = p
-			}
+		if p != nil {
+			c.TenantCredentials = p
 		}
-		c.Policies = controllerPolicies
-		return arenasetup.SetupRun(mgr, c)
-	})
+	}
+	c.Policies = controllerPolicies
+	return arenasetup.SetupRun(mgr, c)
 }

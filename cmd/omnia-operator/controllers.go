@@ -1,9 +1,37 @@
 package main
 
-import ctrl "sigs.k8s.io/controller-runtime"
+import (
+	"fmt"
 
-// controllerSetups registers each kind's controller with the manager. Each
-// controller's file in this package appends its setup from init(), so adding
-// a controller never edits main.go. Controllers run on the elected leader;
-// webhooks run on every replica.
-var controllerSetups []func(mgr ctrl.Manager) error
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// controllers is every kind's controller, set up in this order. Each
+// setup reads its flags (parsed by then) and returns nil without
+// registering when its feature is off (the Arena controllers without
+// --arena). Controllers run on the elected leader; webhooks run on every
+// replica.
+var controllers = []struct {
+	kind  string
+	setup func(mgr ctrl.Manager) error
+}{
+	{"AgentRuntime", setupAgentRuntime},
+	{"ArenaJob", setupArenaJob},
+	{"ArenaProject", setupArenaProject},
+	{"ArenaRun", setupArenaRun},
+	{"PromptPack", setupPromptPack},
+	{"PromptPackSource", setupPromptPackSource},
+	{"Provider", setupProvider},
+	{"ToolRegistry", setupToolRegistry},
+}
+
+// setupControllers registers every controller with the manager; the first
+// that cannot be set up stops the operator, named.
+func setupControllers(mgr ctrl.Manager) error {
+	for _, c := range controllers {
+		if err := c.setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", c.kind, err)
+		}
+	}
+	return nil
+}

@@ -127,11 +127,9 @@ func main() {
 		ClusterFacts:            webhookFacts,
 	})
 
-	for _, setup := range controllerSetups {
-		if err := setup(mgr); err != nil {
-			log.Error(err, "setting up a controller")
-			os.Exit(1)
-		}
+	if err := setupControllers(mgr); err != nil {
+		log.Error(err, "setting up the controllers")
+		os.Exit(1)
 	}
 
 	// The background audit judges with the catalog in force and runs again

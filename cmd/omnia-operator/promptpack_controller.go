@@ -9,9 +9,7 @@ import (
 // The PromptPack controller: status.phase (Ready or Invalid) and conditions
 // from the source rules' findings, so an agent's PromptPackReady needs no
 // other component on a fresh cluster.
-func init() {
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers,
-			Policies: controllerPolicies})
-	})
+func setupPromptPack(mgr ctrl.Manager) error {
+	return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers,
+		Policies: controllerPolicies})
 }

@@ -8,8 +8,6 @@ import (
 
 // The PromptPackSource controller: a dev project's source materializes its
 // live PromptPack, owns it and copies its dev labels to it.
-func init() {
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		return promptpacksource.SetupWithManager(mgr, promptpacksource.Options{})
-	})
+func setupPromptPackSource(mgr ctrl.Manager) error {
+	return promptpacksource.SetupWithManager(mgr, promptpacksource.Options{})
 }

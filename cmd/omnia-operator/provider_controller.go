@@ -31,16 +31,16 @@ func init() {
 			providerEgress.CredentialHosts = append(providerEgress.CredentialHosts, hosts...)
 			return err
 		})
+}
 
-	// The Provider controller, with its default options: the real clock,
-	// probes every 30s with a 10s timeout through netguard's transport, run
-	// on the shared prober, Unavailable after 5 minutes of endpoint failures.
-	controllerSetups = append(controllerSetups, func(mgr ctrl.Manager) error {
-		probes, err := probeRunner(mgr)
-		if err != nil {
-			return err
-		}
-		return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore,
-			MaxConcurrentReconciles: *providerWorkers, Policies: controllerPolicies})
-	})
+// The Provider controller, with its default options: the real clock,
+// probes every 30s with a 10s timeout through netguard's transport, run
+// on the shared prober, Unavailable after 5 minutes of endpoint failures.
+func setupProvider(mgr ctrl.Manager) error {
+	probes, err := probeRunner(mgr)
+	if err != nil {
+		return err
+	}
+	return provider.SetupWithManager(mgr, provider.Options{Egress: providerEgress, Prober: probes, License: licenseStore,
+		MaxConcurrentReconciles: *providerWorkers, Policies: controllerPolicies})
 }
