@@ -15,7 +15,7 @@ import (
 )
 
 // BenchmarkHandler measures the webhook end to end on a real AdmissionReview
-// of each spec example (api/v1alpha1/testdata/examples): HTTP body →
+// of each spec example (config/samples): HTTP body →
 // decode the review and the object → the admission-stage rules → encode the
 // response, through admission.HTTPHandler with an httptest recorder. The
 // object is the one the API server sends: defaulted and pruned by the CRD

@@ -264,12 +264,12 @@ type example struct {
 	json       []byte
 }
 
-// examples loads api/v1alpha1/testdata/examples/<kind>/*.yaml.
+// examples loads config/samples/<kind>/*.yaml.
 func examples(tb testing.TB) []example {
 	tb.Helper()
-	files, err := filepath.Glob("../api/v1alpha1/testdata/examples/*/*.yaml")
+	files, err := filepath.Glob("../config/samples/*/*.yaml")
 	if err != nil || len(files) == 0 {
-		tb.Fatalf("no spec examples under ../api/v1alpha1/testdata/examples (%v)", err)
+		tb.Fatalf("no spec examples under ../config/samples (%v)", err)
 	}
 	var out []example
 	for _, f := range files {

@@ -14,7 +14,7 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Benchmarks on the spec's complete examples (api/v1alpha1/testdata/examples),
+// Benchmarks on the spec's complete examples (config/samples),
 // one sub-benchmark per <Kind>/<example>. Run with `make bench` or
 //
 //	go test -run '^$' -bench . -benchmem -count 6 ./rules/ ./admission/ | tee /tmp/bench.txt

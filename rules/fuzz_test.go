@@ -75,9 +75,9 @@ func fuzzKinds() []string {
 // specExamples reads the spec's complete examples, keyed by file.
 func specExamples(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	files, err := filepath.Glob("../api/v1alpha1/testdata/examples/*/*.yaml")
+	files, err := filepath.Glob("../config/samples/*/*.yaml")
 	if err != nil || len(files) == 0 {
-		tb.Fatalf("no spec examples under ../api/v1alpha1/testdata/examples (%v)", err)
+		tb.Fatalf("no spec examples under ../config/samples (%v)", err)
 	}
 	out := map[string][]byte{}
 	for _, f := range files {

@@ -22,7 +22,7 @@ type openAPIExample struct {
 }
 
 // openAPIExamples loads every spec example under
-// api/v1alpha1/testdata/examples for the acceptor's tests and benchmarks.
+// config/samples for the acceptor's tests and benchmarks.
 func openAPIExamples(tb testing.TB) []openAPIExample {
 	tb.Helper()
 	sv, err := DefaultSchema()
@@ -33,7 +33,7 @@ func openAPIExamples(tb testing.TB) []openAPIExample {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	files, err := filepath.Glob("../api/v1alpha1/testdata/examples/*/*.yaml")
+	files, err := filepath.Glob("../config/samples/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no spec examples (%v)", err)
 	}

@@ -226,12 +226,12 @@ func lookup(obj any, path string) (any, bool) {
 // TestExamples checks that every complete manifest copied from the spec pages
 // is accepted by the API server.
 func TestExamples(t *testing.T) {
-	files, err := filepath.Glob("testdata/examples/*/*.yaml")
+	files, err := filepath.Glob("../../config/samples/*/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatal("no examples under testdata/examples")
+		t.Fatal("no examples under config/samples")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -43,7 +43,7 @@ func resolved() Resolved {
 // loadExample decodes one of the spec's complete examples.
 func loadExample(t *testing.T, file string) *v1alpha1.AgentRuntime {
 	t.Helper()
-	b, err := os.ReadFile("../../api/v1alpha1/testdata/examples/agentruntime/" + file)
+	b, err := os.ReadFile("../../config/samples/agentruntime/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func section(cfg config, m *measurement, loadAvg string) perfreport.Section {
 		Order:   2,
 		Title:   "Admission overhead on the real API server",
 		Command: "make perf-admission",
-		Summary: fmt.Sprintf("Creates of the %d spec examples (api/v1alpha1/testdata/examples, round-robin, unique names) through client-go "+
+		Summary: fmt.Sprintf("Creates of the %d spec examples (config/samples, round-robin, unique names) through client-go "+
 			"(controller-runtime's client, client-side rate limit off) against the local kube-apiserver and etcd, timed from the call to its return, "+
 			"with the operator's ValidatingWebhookConfigurations registered (failurePolicy Fail, TLS to the operator binary on loopback) and with them "+
 			"deleted; the operator runs, with an enterprise licence, in both modes, so the only difference is the admission call. %d creates per mode, "+

@@ -36,7 +36,7 @@ type Case struct {
 
 // The case sources, relative to the repository root.
 const (
-	examplesGlob = "api/v1alpha1/testdata/examples/*/*.yaml"
+	examplesGlob = "config/samples/*/*.yaml"
 	rejectsFile  = "cmd/omniactl/testdata/webhook-rejects.yaml"
 )
 

@@ -45,7 +45,7 @@ func section(cfg config, b *bench, steps []stepFigures, profile []string, loadAv
 		Summary: fmt.Sprintf("The operator binary (as `make run` runs it, with an enterprise licence) serves its webhooks on loopback over TLS, "+
 			"verified with the CA the local API server's environment generated. A bounded open-loop generator (hack/perf/loadgen) sends "+
 			"admission.k8s.io/v1 AdmissionReviews (CREATE, the object as the API server sends it: defaulted and pruned by the CRD schema) "+
-			"straight to the paths config/webhook/manifests.yaml registers: the %d spec examples (api/v1alpha1/testdata/examples), which must be "+
+			"straight to the paths config/webhook/manifests.yaml registers: the %d spec examples (config/samples), which must be "+
 			"admitted, and, as every fifth review, the %d refused rows of cmd/omniactl/testdata/webhook-rejects.yaml, each of which must be denied "+
 			"naming its rule. Arrivals are scheduled at fixed times; latency runs from the scheduled time, so a stall on either side is not "+
 			"hidden (no coordinated omission); at most %d reviews are in flight and an arrival finding them all busy is dropped and counted. "+
