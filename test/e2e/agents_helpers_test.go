@@ -56,7 +56,7 @@ const (
 
 // exampleAgentFile is the complete example as committed for the API tests,
 // read rather than copied so the e2e runs exactly the spec's manifest.
-const exampleAgentFile = "api/v1alpha1/testdata/examples/agentruntime/production-agent.yaml"
+const exampleAgentFile = "config/samples/agentruntime/production-agent.yaml"
 
 // freshNamespace creates a namespace named <prefix>-<random> and returns
 // its name.
