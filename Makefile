@@ -36,6 +36,10 @@ manifests: ## Regenerate CRDs, RBAC and webhook configuration under config/.
 verify-generated: ## Fail when regenerating would change a committed generated file.
 	hack/verify-generated.sh
 
+.PHONY: verify
+verify: verify-generated ## Every staleness check: generated code and manifests, and the docs generated from the code (rules, performance).
+	go test -count=1 -run '^(TestRulesDocUpToDate|TestPerformancePageIsCurrent)$$' ./cmd/omniactl ./hack/perf/perfreport
+
 ##@ Build
 
 .PHONY: build
@@ -62,11 +66,12 @@ run: control-plane redis ## Start the local cluster under .local/ (API server, c
 	hack/run-local.sh $(if $(OPEN_CORE),--open-core) $(if $(ISTIO),--istio)
 
 .PHONY: test
-test: control-plane redis verify-generated lint fuzz-smoke ## Everything CI runs.
+test: control-plane redis verify lint fuzz-smoke ## Everything CI runs.
 	go test -count=1 -timeout 15m ./...
 
 .PHONY: lint
-lint: ## go vet and staticcheck.
+lint: ## gofmt, go vet and staticcheck.
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	go tool staticcheck ./...
 
