@@ -482,12 +482,12 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 		}
 		others = list.Items
 	}
-	qv := decideQuota(runWithStatus(run, st), others, ws, requested, workers, now.Time)
-	setWithinWorkspaceQuota(st, qv.present, qv.admitted, qv.reason, qv.message, gen, now)
-	if !qv.admitted {
-		setReady(st, v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota, qv.message, gen, now)
+	qv := rules.ArenaRunQuota(runWithStatus(run, st), others, ws, requested, workers, now.Time)
+	setWithinWorkspaceQuota(st, qv.Present, qv.Admitted, qv.Reason, qv.Message, gen, now)
+	if !qv.Admitted {
+		setReady(st, v1alpha1.ArenaRunReasonWaitingForWorkspaceQuota, qv.Message, gen, now)
 		s.after(r.opts.QuotaRetry)
-		s.after(qv.retry)
+		s.after(qv.Retry)
 		return nil
 	}
 
@@ -1024,3 +1024,7 @@ func (f scenarioFacts) ArenaRunScenarioCount(namespace, name string) (int, bool)
 	}
 	return f.n, true
 }
+
+// AdmissionTimeout is how long an admitted run may go without starting its
+// workers before it gives its slot back (rules.ArenaRunQuota decides it).
+const AdmissionTimeout = rules.ArenaRunAdmissionTimeout

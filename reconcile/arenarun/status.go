@@ -113,7 +113,7 @@ func setWithinWorkspaceQuota(st *v1alpha1.ArenaRunStatus, present bool, admitted
 	}
 	s := statusOf(admitted && reason == v1alpha1.ArenaRunReasonQuotaSatisfied)
 	prev := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
-	wasAdmitted := prev != nil && admittedReason(prev.Reason)
+	wasAdmitted := prev != nil && rules.ArenaRunAdmittedReason(prev.Reason)
 	conditions.Set(&st.Conditions, cond(v1alpha1.ArenaRunConditionWithinWorkspaceQuota, s, reason, msg, gen), now)
 	if admitted && !wasAdmitted {
 		// The admission time (AdmissionTimeout, maxJobsPerDay) is the
