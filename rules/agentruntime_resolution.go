@@ -225,12 +225,20 @@ func checkAgentRuntimePromptPackValidated(in Input) field.ErrorList {
 
 // ---- Provider readiness ----
 
+// AgentRuntimeProviderUsable is the Provider readiness an agent waits for:
+// phase Ready, or no phase yet when statuses are not observed (an offline
+// check sees no status). The deploy plan asks with statusObserved false:
+// deploy-intent.md accepts a Provider whose "phase is Ready or empty".
+func AgentRuntimeProviderUsable(p *v1alpha1.Provider, statusObserved bool) bool {
+	return p.Status.Phase == v1alpha1.ProviderPhaseReady || (p.Status.Phase == "" && !statusObserved)
+}
+
 func checkAgentRuntimeProviderReady(in Input) field.ErrorList {
 	var errs field.ErrorList
 	observed := in.Facts.StatusObserved()
 	agentRuntimeProviderEntries(in, func(_ *v1alpha1.AgentRuntimeProvider, p *v1alpha1.Provider, ref string, path *field.Path) {
 		phase := p.Status.Phase
-		if phase == v1alpha1.ProviderPhaseReady || (phase == "" && !observed) {
+		if AgentRuntimeProviderUsable(p, observed) {
 			return
 		}
 		state := "phase " + string(phase)

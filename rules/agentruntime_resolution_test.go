@@ -201,3 +201,26 @@ func TestAgentRuntimeA2AClientResolutions(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentRuntimeProviderUsable(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		phase    v1alpha1.ProviderPhase
+		observed bool
+		want     bool
+	}{
+		{"Ready is usable", v1alpha1.ProviderPhaseReady, true, true},
+		{"Error is not", v1alpha1.ProviderPhaseError, true, false},
+		{"Error is not, offline either", v1alpha1.ProviderPhaseError, false, false},
+		{"no phase offline (or for the plan) is usable", "", false, true},
+		{"no phase with statuses observed is not", "", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &v1alpha1.Provider{}
+			p.Status.Phase = tc.phase
+			if got := AgentRuntimeProviderUsable(p, tc.observed); got != tc.want {
+				t.Fatalf("AgentRuntimeProviderUsable(phase %q, observed %v) = %v, want %v", tc.phase, tc.observed, got, tc.want)
+			}
+		})
+	}
+}

@@ -275,10 +275,12 @@ func (p *planner) provider(base string, b ProviderBinding, role string, roleOK b
 	return diags
 }
 
-// providerUsable is the plan's readiness: phase Ready, or no phase yet
-// (deploy-intent.md § Checking a plan: "its phase is Ready or empty").
+// providerUsable is the plan's readiness, the AgentRuntime rule's decision:
+// phase Ready, or no phase yet (deploy-intent.md § Checking a plan: "its
+// phase is Ready or empty", so the plan asks as if statuses were not
+// observed).
 func providerUsable(p *v1alpha1.Provider) bool {
-	return p.Status.Phase == "" || p.Status.Phase == v1alpha1.ProviderPhaseReady
+	return rules.AgentRuntimeProviderUsable(p, false)
 }
 
 // providerInvalid turns a catalog finding on a provider binding into an
