@@ -259,6 +259,28 @@ func TestAgentRuntimeRules(t *testing.T) {
 			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumeMounts: []corev1.VolumeMount{{Name: "omnia-tmp", MountPath: "/y"}}}
 		}},
 
+		// agentruntime/extra-volume-valid
+		{name: "an extra volume that is a Volume with one source", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Volumes: []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumes: []runtime.RawExtension{{Raw: []byte(`{"name":"certs","secret":{"secretName":"certs"}}`)}}}
+		}},
+		{name: "extra volumes the API server would refuse in the pod", mutate: func(ar *v1alpha1.AgentRuntime) {
+			ar.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Volumes: []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}
+			ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraVolumes: []runtime.RawExtension{
+				{Raw: []byte(`{"name":"nosource"}`)},
+				{Raw: []byte(`{"name":"cache","emptyDir":{}}`)},
+				{Raw: []byte(`{"name":"Bad_Name","emptyDir":{}}`)},
+				{Raw: []byte(`{"name":"two","emptyDir":{},"secret":{"secretName":"s"}}`)},
+				{Raw: []byte(`{"name":5}`)},
+			}}
+		}, want: []agentRuntimeWant{
+			{"agentruntime/extra-volume-valid", "spec.podOverrides.extraVolumes[0]"},
+			{"agentruntime/extra-volume-valid", "spec.podOverrides.extraVolumes[1].name"},
+			{"agentruntime/extra-volume-valid", "spec.podOverrides.extraVolumes[2].name"},
+			{"agentruntime/extra-volume-valid", "spec.podOverrides.extraVolumes[3]"},
+			{"agentruntime/extra-volume-valid", "spec.podOverrides.extraVolumes[4]"},
+		}},
+
 		// agentruntime/reserved-env-key
 		{name: "ordinary env in every list", mutate: agentRuntimeAll(
 			agentRuntimeFacadeEnv("LOG_LEVEL", "debug"), agentRuntimeRuntimeEnv("LOG_SAMPLING", "off"), agentRuntimePodEnv("TZ", "UTC"))},
@@ -572,6 +594,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/reserved-env-key":                     {StageAdmission, SeverityDeny, "ReservedEnvClean", "ReservedEnvKey"},
 		"agentruntime/stream-inactivity-timeout":            {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/operator-volume-mount":                {StageAdmission, SeverityDeny, "", ""},
+		"agentruntime/extra-volume-valid":                   {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-stream-max-duration":         {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-stream-max-concurrent":       {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/function-schema-compiles":             {StageAdmission, SeverityDeny, "", ""},

@@ -21,9 +21,9 @@ func DecodeExtraVolumes(po *PodOverrides, path *field.Path) ([]corev1.Volume, *f
 	out := make([]corev1.Volume, 0, len(po.ExtraVolumes))
 	for i, raw := range po.ExtraVolumes {
 		p := path.Index(i)
-		var v corev1.Volume
-		if err := json.Unmarshal(raw.Raw, &v); err != nil {
-			return nil, field.Invalid(p, string(raw.Raw), "not a core/v1 Volume: "+err.Error())
+		v, err := DecodeExtraVolume(raw.Raw, p)
+		if err != nil {
+			return nil, err
 		}
 		if v.Name == "" {
 			return nil, field.Required(p.Child("name"), "every extra volume needs a name")
@@ -31,4 +31,16 @@ func DecodeExtraVolumes(po *PodOverrides, path *field.Path) ([]corev1.Volume, *f
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// DecodeExtraVolume decodes one extraVolumes entry, at path p, as a core/v1
+// Volume: the one decoding the builders mount and the rules judge
+// (encoding/json, so a key spelled in another case is the same field for
+// both).
+func DecodeExtraVolume(raw []byte, p *field.Path) (corev1.Volume, *field.Error) {
+	var v corev1.Volume
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return corev1.Volume{}, field.Invalid(p, string(raw), "not a core/v1 Volume: "+err.Error())
+	}
+	return v, nil
 }
