@@ -69,6 +69,10 @@ run: control-plane redis ## Start the local cluster under .local/ (API server, c
 test: control-plane redis verify lint fuzz-smoke ## Everything CI runs.
 	go test -count=1 -timeout 15m ./...
 
+.PHONY: test-unit
+test-unit: ## The tests that need no local API server or Redis (hack/unit-packages.sh), for the edit-test loop.
+	go test -count=1 $$(hack/unit-packages.sh)
+
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck.
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w needed:"; echo "$$unformatted"; exit 1; fi
