@@ -1,6 +1,6 @@
 // Package redisacl gives each namespace its own credential on an
 // operator-wide Redis: a Redis ACL user restricted to the namespace's own
-// keys (issue 24 P1 5). Without it every namespace's workers and facades
+// keys. Without it every namespace's workers and facades
 // received the same URL and password, so any tenant could read, forge or
 // delete another's queue and results.
 //

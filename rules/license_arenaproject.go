@@ -7,7 +7,7 @@ import (
 )
 
 // Licence gate of ArenaProject's source. The licence's feature list names
-// gitSource, ociSource and s3Source (issue #9, licensing/); the ArenaProject
+// gitSource, ociSource and s3Source; the ArenaProject
 // API has two forms, hosted (the workspace content volume, no spec.git) and
 // external (spec.git), so gitSource gates the external form and the other
 // two have no form to gate yet.

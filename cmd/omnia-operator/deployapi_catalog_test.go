@@ -11,7 +11,7 @@ import (
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
-// TestCatalogNeedsItsOwnKeys (issue 24, P2: separate key sets): the
+// TestCatalogNeedsItsOwnKeys: the
 // catalog's delegation tokens are verified against a key set of their own.
 // The operator refuses to start when that set is the deploy API's file,
 // when the two files share a key, or when --platform-api-url would hand

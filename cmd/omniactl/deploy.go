@@ -26,7 +26,7 @@ import (
 // reads the file, sends it over verified TLS with the caller's token, and
 // prints the answer.
 //
-// Exit status (issue #10 point 7): 0 every resource applied (or a plan
+// Exit status: 0 every resource applied (or a plan
 // with no diagnostic), 1 a partial apply (207) or a refusal (401, 403,
 // 409, 413, 429, 503, or any other error status; a plan with diagnostics),
 // 2 unusable input: a file or flag the client cannot use, or a 400 from the

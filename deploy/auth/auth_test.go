@@ -145,13 +145,13 @@ func TestVerify(t *testing.T) {
 		{"missing namespace", mint(t, es, with(func(c *auth.Claims) { c.Namespace = "" })), "", auth.ErrForbidden},
 		{"namespace not a DNS label", mint(t, es, with(func(c *auth.Claims) { c.Namespace = "../kube-system" })), "", auth.ErrForbidden},
 		{"no subject is still a caller", mint(t, es, with(func(c *auth.Claims) { c.Subject = "" })), "", nil},
-		// The JOSE header typ (issue 24, P2).
+		// The JOSE header typ.
 		{"typ jwt in lower case", mintHeader(t, es, good(), map[string]any{"typ": "jwt"}), "", nil},
 		{"typ application/jwt", mintHeader(t, es, good(), map[string]any{"typ": "application/jwt"}), "", nil},
 		{"no typ", mintHeader(t, es, good(), map[string]any{"typ": nil}), "", auth.ErrUnauthenticated},
 		{"typ at+jwt (an OAuth access token)", mintHeader(t, es, good(), map[string]any{"typ": "at+jwt"}), "", auth.ErrUnauthenticated},
 		{"typ not a string", mintHeader(t, es, good(), map[string]any{"typ": 7}), "", auth.ErrUnauthenticated},
-		// The lifetime, exp − iat (issue 24, P2): at most an hour.
+		// The lifetime, exp − iat: at most an hour.
 		{"lifetime at the maximum", mint(t, es, with(func(c *auth.Claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(auth.DefaultMaxTokenLifetime)) })), "", nil},
 		{"lifetime over the maximum", mint(t, es, with(func(c *auth.Claims) {
 			c.ExpiresAt = jwt.NewNumericDate(now.Add(auth.DefaultMaxTokenLifetime + time.Second))

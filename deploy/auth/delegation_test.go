@@ -86,7 +86,7 @@ func TestVerifyDelegation(t *testing.T) {
 	}
 }
 
-// TestTokenKindsHaveSeparateKeys (issue 24, P2): a key of the deploy
+// TestTokenKindsHaveSeparateKeys: a key of the deploy
 // tokens' set never verifies a delegation token and a key of the
 // delegation tokens' set never verifies a deploy token, whatever the
 // token's audience and claims say.

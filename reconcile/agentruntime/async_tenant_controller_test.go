@@ -25,7 +25,7 @@ func tenantProvisioner(t *testing.T) *redisacl.Provisioner {
 	return p
 }
 
-// TestReconcileAsyncTenantCredentials (issue 24 P1 5): with per-namespace
+// TestReconcileAsyncTenantCredentials: with per-namespace
 // credentials on, each agent's copy holds its namespace's own Redis user,
 // for existingSecret and for url alike (a literal variable would show the
 // user's password), never the operator's password; the facade is told its

@@ -69,7 +69,7 @@ func hostIndexCache(t *testing.T, r *Reconciler, baseDomain string) cache.Cache 
 }
 
 // TestReconcileExposureHostClaims: hostname squatting on the shared
-// Gateway (issue 24), with the controller in a manager on the suite's API
+// Gateway, with the controller in a manager on the suite's API
 // server and no webhook (every object gets in, as with the webhook off):
 //
 //   - two agents in two namespaces whose Workspaces both grant

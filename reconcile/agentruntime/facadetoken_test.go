@@ -8,7 +8,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// TestFacadeTokenOnlyInTheFacade (issue 24 P2): the pod does not automount
+// TestFacadeTokenOnlyInTheFacade: the pod does not automount
 // the ServiceAccount token; the facade, which patches its agent's status,
 // gets it at the path client-go's in-cluster config reads, and the runtime
 // container (the tenant's own image) gets no mount of it, even when a

@@ -44,7 +44,7 @@ func agentsPolicy() *policies.Compiled {
 	}}
 }
 
-// TestPolicyConditions (issue #11 §3, reconcilers): against the API
+// TestPolicyConditions: against the API
 // server, an agent a policy matches gets PolicyCompliant False listing the
 // rule's finding as "[rule] field: message" and the condition another rule
 // names (True: it complies); a rule naming one of the controller's

@@ -25,7 +25,7 @@ const (
 	// cluster's CA and the namespace, mounted in the facade container only
 	// (the facade patches its agent's status). The pod does not automount
 	// it: the runtime container runs the tenant's own image, which must
-	// not hold the facade's credential (issue 24).
+	// not hold the facade's credential.
 	VolumeFacadeToken = "omnia-facade-token"
 
 	// ServiceAccountMountPath is where a Kubernetes client looks for the

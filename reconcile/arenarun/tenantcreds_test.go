@@ -49,7 +49,7 @@ func limitedRedisUser(adminURL string) (string, error) {
 	return u.String(), nil
 }
 
-// TestTenantCredentialUnavailable (issue 24 P1 5, the ArenaRun side): when
+// TestTenantCredentialUnavailable: when
 // the operator cannot give a namespace its own Redis user on the
 // operator-wide queue, the run's Job is held back (JobCreated False,
 // JobCreationFailed) saying so by the reply's class, no queue Secret is

@@ -16,7 +16,7 @@ import (
 // refused or reset. Never the error's own text, which carries the
 // network's layout (addresses, resolver replies) or a remote server's
 // words, and which a tenant who wrote the URL should not read back
-// through a status (issue 24 P2). The log keeps the whole error.
+// through a status. The log keeps the whole error.
 func Describe(err error) string {
 	var (
 		blocked *BlockedError

@@ -774,7 +774,7 @@ func TestProviderKinds(t *testing.T) {
 	}
 }
 
-// TestDeadEndpointsDoNotDelayOtherTenants (issue #7, "probing is bounded"):
+// TestDeadEndpointsDoNotDelayOtherTenants:
 // tenant A has many Providers whose endpoint accepts connections and never
 // answers, with a 60s probe timeout; tenant B's Provider, created while A's
 // probes hang, is probed and reported well within that time. Probing inside
@@ -873,7 +873,7 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 	}
 }
 
-// TestPlatformAuthSecretKeys (issue #14 §2): a static platform auth's Secret
+// TestPlatformAuthSecretKeys: a static platform auth's Secret
 // is checked for the keys its type needs (rules provider/auth-secret-found
 // and provider/auth-secret-keys-found). A missing Secret, then a missing key,
 // set AuthConfigured False naming the key and never a value; adding the key

@@ -52,7 +52,7 @@ func prodPolicy() *policies.Compiled {
 	}}
 }
 
-// TestPolicyConditions (issue #11 §3, reconcilers): a Provider a policy
+// TestPolicyConditions: a Provider a policy
 // selects gets PolicyCompliant False listing the finding of the rule
 // without a condition, and the condition the other rule names, False with
 // its finding; a rule naming Ready is listed in PolicyCompliant and Ready

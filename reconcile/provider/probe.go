@@ -212,7 +212,7 @@ func (pr *Prober) do(ctx context.Context, target string, headers, auth map[strin
 	}
 	resp, err := pr.client.Do(req)
 	if err != nil {
-		// The class only: a transport error's text is the network's (issue 24 P2).
+		// The class only: a transport error's text is the network's.
 		return ProbeOutcome{Failure: classify(err), Detail: redact(fmt.Sprintf("GET %s failed: %s", target, netguard.Describe(err)), secret)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

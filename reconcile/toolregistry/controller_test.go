@@ -755,7 +755,7 @@ func TestReconcileAdvisoryAndValidConditions(t *testing.T) {
 	}
 }
 
-// TestDeadEndpointsDoNotDelayOtherTenants (issue #7, "probing is bounded"):
+// TestDeadEndpointsDoNotDelayOtherTenants:
 // three tenants each have many probed registries whose endpoints hang for
 // the whole probe timeout (60s), on many hosts; tenant B's registry, created
 // while their dials hang, is probed and Ready well within that time.

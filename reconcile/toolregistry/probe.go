@@ -165,7 +165,7 @@ func dialJob(k prober.Key, d Dialer, addr string, s probeSettings) prober.Job {
 	return prober.Job{Key: k, Host: host, Timeout: s.timeout, MaxBackoff: max(s.interval, DefaultProbeInterval), Run: func(ctx context.Context) prober.Outcome {
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			// The class only: a dial error's text is the network's (issue 24 P2).
+			// The class only: a dial error's text is the network's.
 			return prober.Outcome{Failure: FailureTCPConnect, Detail: "TCP connect to " + addr + " failed: " + netguard.Describe(err)}
 		}
 		_ = conn.Close()

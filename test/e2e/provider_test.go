@@ -154,7 +154,7 @@ var _ = Describe("Provider", func() {
 			g.Expect(provCondition(p, "SecretFound")).To(Equal("True/SecretKeyFound"))
 			g.Expect(provCondition(p, "CredentialConfigured")).To(Equal("True/SecretRefConfigured"))
 			// Plain http: the credential is not sent, and the host gets no
-			// request at all (issue #7 point 2).
+			// request at all.
 			g.Expect(provCondition(p, "CredentialValid")).To(Equal("Unknown/CredentialProbeInsecure"))
 			g.Expect(provCondition(p, "EndpointReachable")).To(Equal("Unknown/CredentialProbeInsecure"))
 			g.Expect(provCondition(p, "ModelValid")).To(Equal("True/ModelSet"))

@@ -10,7 +10,7 @@ import (
 	"github.com/altairalabs/omnia/config/crd"
 )
 
-// TestEverySpecListIsBounded (issue 24 P2): every array under a kind's
+// TestEverySpecListIsBounded: every array under a kind's
 // spec in the CRDs the API server and omniactl use carries a maxItems, so
 // no object a tenant writes holds an unbounded list. hack/crdbounds sets
 // the ones no marker sets; this fails if a CRD is regenerated without it.

@@ -1,4 +1,4 @@
-// Command faults is `make perf-faults` (issue #13 §5): on the local cluster
+// Command faults is `make perf-faults`: on the local cluster
 // with two operator replicas behind a TCP front (test/faults), a steady
 // stream of creates and updates, valid and invalid, runs while
 // kube-apiserver is killed and restarted, etcd is restarted and the

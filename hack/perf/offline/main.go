@@ -1,5 +1,5 @@
 // Command offline runs the four ways to check a manifest file against the
-// omnia rules side by side, in one run on one generated file (issue #13 §3),
+// omnia rules side by side, in one run on one generated file,
 // and writes the offline-check section of docs/performance.md:
 //
 //   - omniactl check -o json (every rule of the catalog, offline);

@@ -1,4 +1,4 @@
-// Command scale is `make perf-scale` (issue #13 §4): the operator's
+// Command scale is `make perf-scale`: the operator's
 // controllers at 1,000 and 10,000 mixed objects on the local cluster
 // (test/controlplane WithOperatorCluster: kube-apiserver, etcd,
 // kube-controller-manager, kube-scheduler, a kwok Node, and the operator

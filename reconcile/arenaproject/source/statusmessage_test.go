@@ -10,7 +10,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 )
 
-// TestStatusMessageIsCoarse (issue 24 P2): a failed fetch's condition
+// TestStatusMessageIsCoarse: a failed fetch's condition
 // message keeps the operator's words and the error's class, never the
 // server's body or the network's text (addresses, resolver replies); the
 // whole error is still there for the log.

@@ -41,7 +41,7 @@ func queueURL(pw string, db int) string {
 }
 
 // expectTenantCopy checks the copy's URL is the namespace's own Redis user
-// on the suite's Redis, database db (issue 24 P1 5), that it carries no
+// on the suite's Redis, database db, that it carries no
 // admin password, and that it authenticates (what the facade would do
 // with OMNIA_ASYNC_REDIS_URL) and reaches its own key prefix only.
 func expectTenantCopy(g Gomega, copied, ns string, db int) {

@@ -132,7 +132,7 @@ var _ = Describe("Exposure", func() {
 		Expect(err.Error()).To(ContainSubstring("spec.facades[1].expose.host"))
 	})
 
-	// Hostname squatting on the shared Gateway (issue 24): tenant A may not
+	// Hostname squatting on the shared Gateway: tenant A may not
 	// claim tenant B's default host, nor a wildcard over the base domain;
 	// the operator's webhook refuses both (the domain rule with the base
 	// domain of its flags and the Workspaces from its cache), and admits a
