@@ -62,6 +62,21 @@ func TestSecurityRulesRatchet(t *testing.T) {
 			wantRatcheted: []string{podSecurity + "|spec.podOverrides.extraVolumes[0]"},
 		},
 		{
+			name: "accepted: adding a valid extra volume beside a stored one without a source",
+			kind: kindAgentRuntime, facts: withPodSecurity("", "", nil, ""),
+			old:           agent(extraVolumes(`{"name":"certs"}`)),
+			obj:           agent(extraVolumes(`{"name":"certs"}`, `{"name":"cache","emptyDir":{}}`)),
+			wantRatcheted: []string{"agentruntime/extra-volume-valid|spec.podOverrides.extraVolumes[0]"},
+		},
+		{
+			name: "rejected: adding a second extra volume without a source",
+			kind: kindAgentRuntime, facts: withPodSecurity("", "", nil, ""),
+			old:           agent(extraVolumes(`{"name":"certs"}`)),
+			obj:           agent(extraVolumes(`{"name":"certs"}`, `{"name":"more"}`)),
+			wantDenied:    []string{"agentruntime/extra-volume-valid|spec.podOverrides.extraVolumes[1]"},
+			wantRatcheted: []string{"agentruntime/extra-volume-valid|spec.podOverrides.extraVolumes[0]"},
+		},
+		{
 			name: "accepted: relabelling a project whose URL names a metadata host",
 			kind: kindArenaProject, facts: NoFacts{},
 			old:           project(metadataURL, nil),
