@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"time"
+
 	// The IANA time zone database, embedded so that a timezone is judged the
 	// same way in every binary (distroless images carry no /usr/share/zoneinfo).
 	_ "time/tzdata"

@@ -3,6 +3,7 @@ package arenajob
 import (
 	"fmt"
 	"time"
+
 	// The IANA time zone database, embedded as in rules/: a timezone is read
 	// the same way in every binary.
 	_ "time/tzdata"
