@@ -7,7 +7,7 @@ import (
 
 	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
-	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // The enterprise Arena switch and the Arena controllers' shared settings.
@@ -65,7 +65,7 @@ func init() {
 			"spec.git.secretRef credentials may be sent over https; default none: a project with a secretRef to any other URL "+
 			"is Failed (CredentialsHostNotAllowed) and its Secret is not read",
 		func(s string) error {
-			hosts, err := netguard.ParseHostPorts(s)
+			hosts, err := rules.ParseCredentialHosts(s)
 			arenaGitHosts = append(arenaGitHosts, hosts...)
 			return err
 		})

@@ -3,10 +3,11 @@ package provider
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/reconcile/netguard"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Egress is the operator's policy for the requests it makes to vendors: a
@@ -60,13 +61,10 @@ func ParseCredentialProbeMode(s string) (off bool, err error) {
 // written in brackets with a port ("[2001:db8::1]:8443") or bare without
 // ("2001:db8::1"). Host names are compared case-insensitively, without a
 // trailing dot. It returns the entries as canonical "host:port"
-// (netguard.ParseHostPorts, shared with --arena-git-hosts).
+// (rules.ParseCredentialHosts, shared with --arena-git-hosts).
 func ParseCredentialProbeHosts(s string) ([]string, error) {
-	return netguard.ParseHostPorts(s)
+	return rules.ParseCredentialHosts(s)
 }
-
-// urlHostPort is the canonical "host:port" a URL connects to.
-func urlHostPort(u *url.URL) string { return netguard.URLHostPort(u) }
 
 // withheld are the probes the policy does not let a Provider make: each
 // non-nil outcome stands for the probe, with Withheld set and no request
@@ -104,35 +102,33 @@ func (e Egress) decide(p *v1alpha1.Provider, defaults map[v1alpha1.ProviderType]
 }
 
 // credentialTarget says why a credential may not be sent to base: a reason
-// and a message, or "" when it may.
+// and a message, or "" when it may. The decision is the catalog's
+// (rules.CredentialTarget); the allowed hosts are the vendor's default host
+// for the type and CredentialHosts.
 func (e Egress) credentialTarget(t v1alpha1.ProviderType, base string, defaults map[v1alpha1.ProviderType]string) (string, string) {
-	u, err := url.Parse(base)
-	if err != nil || u.Host == "" {
-		return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf("%q is not an absolute URL with a host", base)
-	}
-	if u.Scheme != "https" {
-		return ReasonCredentialProbeInsecure, fmt.Sprintf("a credential is sent only over https, and %s://%s is %s", u.Scheme, u.Host, u.Scheme)
-	}
-	if u.User != nil {
-		return ReasonCredentialProbeHostNotAllowed, "the base URL carries user info"
-	}
-	target := urlHostPort(u)
 	vendor := ""
 	if d, err := url.Parse(defaults[t]); err == nil && d.Host != "" {
-		vendor = urlHostPort(d)
-		if target == vendor {
-			return "", ""
-		}
+		vendor = rules.CredentialHostPort(d)
 	}
-	for _, h := range e.CredentialHosts {
-		if target == h {
-			return "", ""
-		}
+	allowed := e.CredentialHosts
+	if vendor != "" {
+		allowed = append(slices.Clip(e.CredentialHosts), vendor)
+	}
+	v := rules.CredentialTarget(base, allowed)
+	switch v.Problem {
+	case "":
+		return "", ""
+	case rules.CredentialTargetNotAbsolute:
+		return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf("%q is not an absolute URL with a host", base)
+	case rules.CredentialTargetNotHTTPS:
+		return ReasonCredentialProbeInsecure, fmt.Sprintf("a credential is sent only over https, and %s://%s is %s", v.URL.Scheme, v.URL.Host, v.URL.Scheme)
+	case rules.CredentialTargetUserInfo:
+		return ReasonCredentialProbeHostNotAllowed, "the base URL carries user info"
 	}
 	if vendor == "" {
 		vendor = "none"
 	}
 	return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf(
 		"a credential is sent only to the vendor's host for type %s (%s) or to a host the operator allows with --credential-probe-hosts, and %s is neither",
-		t, vendor, target)
+		t, vendor, v.Target)
 }

@@ -26,8 +26,6 @@ package source
 
 import (
 	"context"
-	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -37,7 +35,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/reconcile/netguard"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -64,26 +61,27 @@ func (c *Credentials) auth() transport.AuthMethod {
 	return &githttp.BasicAuth{Username: u, Password: c.Password}
 }
 
-// credentialTarget returns nil when a credential may be sent to raw: an
-// https URL whose host:port is one of cfg.CredentialHosts.
+// credentialTarget returns nil when a credential may be sent to raw (the
+// catalog's decision, rules.CredentialTarget: an https URL without user
+// info whose host:port is one of cfg.CredentialHosts), or the project's
+// reason.
 func credentialTarget(raw string, cfg Config) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	v := rules.CredentialTarget(raw, cfg.CredentialHosts)
+	switch v.Problem {
+	case "":
+		return nil
+	case rules.CredentialTargetNotAbsolute:
 		return newError(ReasonInsecureURL, nil, "%q is not an absolute URL", raw)
+	case rules.CredentialTargetNotHTTPS:
+		if v.URL.Scheme == "ssh" {
+			return newError(ReasonInsecureURL, nil, "%s: ssh URLs are not fetched: the operator reads repositories over https only (it has no ssh transport)", v.URL.Redacted())
+		}
+		return newError(ReasonCredentialsHostNotAllowed, nil, "%s: spec.git.secretRef's credentials are sent only over https, and this URL is %s", v.URL.Redacted(), v.URL.Scheme)
+	case rules.CredentialTargetUserInfo:
+		return newError(ReasonCredentialsHostNotAllowed, nil, "%s: the URL carries user info; spec.git.secretRef's credentials are the only ones sent", v.URL.Redacted())
 	}
-	switch u.Scheme {
-	case "https":
-	case "ssh":
-		return newError(ReasonInsecureURL, nil, "%s: ssh URLs are not fetched: the operator reads repositories over https only (it has no ssh transport)", u.Redacted())
-	default:
-		return newError(ReasonCredentialsHostNotAllowed, nil, "%s: spec.git.secretRef's credentials are sent only over https, and this URL is %s", u.Redacted(), u.Scheme)
-	}
-	target := netguard.URLHostPort(u)
-	if !slices.Contains(cfg.CredentialHosts, target) {
-		return newError(ReasonCredentialsHostNotAllowed, nil,
-			"spec.git.secretRef's credentials are sent only to a host the operator allows with --arena-git-hosts, and %s is not one; nothing was fetched", target)
-	}
-	return nil
+	return newError(ReasonCredentialsHostNotAllowed, nil,
+		"spec.git.secretRef's credentials are sent only to a host the operator allows with --arena-git-hosts, and %s is not one; nothing was fetched", v.Target)
 }
 
 // optedIn reports whether s opted in to be an ArenaProject's git

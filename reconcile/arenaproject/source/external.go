@@ -37,7 +37,7 @@ type Config struct {
 	// flag sets it, and the catalog's arenaproject/git-url refuses http).
 	// A credential is never sent over http (credentials.go).
 	AllowHTTP bool
-	// CredentialHosts are the "host:port" entries (netguard.ParseHostPorts'
+	// CredentialHosts are the "host:port" entries (rules.ParseCredentialHosts'
 	// canonical form; --arena-git-hosts) that spec.git.secretRef's
 	// credentials may be sent to over https. Empty: none.
 	CredentialHosts []string
