@@ -37,8 +37,8 @@ verify-generated: ## Fail when regenerating would change a committed generated f
 	hack/verify-generated.sh
 
 .PHONY: verify
-verify: verify-generated ## Every staleness check: generated code and manifests, and the docs generated from the code (rules, performance).
-	go test -count=1 -run '^(TestRulesDocUpToDate|TestPerformancePageIsCurrent)$$' ./cmd/omniactl ./hack/perf/perfreport
+verify: verify-generated ## Every staleness check: generated code and manifests, and the docs generated from the code (rules, conditions, performance).
+	go test -count=1 -run '^(TestRulesDocUpToDate|TestPerformancePageIsCurrent|TestConditionsDocUpToDate)$$' ./cmd/omniactl ./hack/perf/perfreport ./hack/conditionsdoc
 
 ##@ Build
 

@@ -16,32 +16,6 @@ import (
 
 const kindProvider = "Provider"
 
-// Condition types and reasons the Provider rules report.
-const (
-	// ProviderConditionCredentialConfigured is the Provider's
-	// CredentialConfigured condition.
-	ProviderConditionCredentialConfigured = "CredentialConfigured"
-	// ProviderConditionSecretFound is the Provider's SecretFound condition.
-	ProviderConditionSecretFound = "SecretFound"
-	// ProviderConditionModelValid is the Provider's ModelValid condition.
-	ProviderConditionModelValid = "ModelValid"
-
-	// ProviderReasonInvalidEnvVar: credential.envVar is not a valid
-	// environment variable name.
-	ProviderReasonInvalidEnvVar = "InvalidEnvVar"
-	// ProviderReasonInvalidFilePath: credential.filePath is not absolute and
-	// clean.
-	ProviderReasonInvalidFilePath = "InvalidFilePath"
-	// ProviderReasonSecretNotFound: the Secret named by
-	// credential.secretRef does not exist.
-	ProviderReasonSecretNotFound = "SecretNotFound"
-	// ProviderReasonSecretKeyMissing: the Secret exists but holds no usable
-	// key (the explicit key, or none of the type's auto-detected keys).
-	ProviderReasonSecretKeyMissing = "SecretKeyMissing"
-	// ProviderReasonModelMissing: spec.model is empty on a non-mock type.
-	ProviderReasonModelMissing = "ModelMissing"
-)
-
 var (
 	// providerEnvVarName is a POSIX-portable environment variable name.
 	providerEnvVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -64,8 +38,8 @@ func init() {
 		Kinds:     []string{kindProvider},
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionCredentialConfigured,
-		Reason:    ProviderReasonInvalidEnvVar,
+		Condition: v1alpha1.ProviderConditionCredentialConfigured,
+		Reason:    v1alpha1.ProviderReasonInvalidEnvVar,
 		Doc:       "spec.credential.envVar must be a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*).",
 		Spec:      "provider.md#using-an-environment-variable",
 		Check:     checkProviderEnvVarName,
@@ -75,8 +49,8 @@ func init() {
 		Kinds:     []string{kindProvider},
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionCredentialConfigured,
-		Reason:    ProviderReasonInvalidFilePath,
+		Condition: v1alpha1.ProviderConditionCredentialConfigured,
+		Reason:    v1alpha1.ProviderReasonInvalidFilePath,
 		Doc:       "spec.credential.filePath must be an absolute, clean path.",
 		Spec:      "provider.md#using-a-mounted-file",
 		Check:     checkProviderFilePath,
@@ -113,8 +87,8 @@ var providerSchemaRules = []Rule{
 		ID:        "provider/model-required",
 		Doc:       "spec.model is required for every spec.type except mock.",
 		Spec:      "provider.md#model",
-		Condition: ProviderConditionModelValid,
-		Reason:    ProviderReasonModelMissing,
+		Condition: v1alpha1.ProviderConditionModelValid,
+		Reason:    v1alpha1.ProviderReasonModelMissing,
 	},
 	{
 		ID:   "provider/message-metadata-template-llm-only",

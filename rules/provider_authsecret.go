@@ -10,10 +10,6 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// ProviderConditionAuthConfigured is the Provider condition reporting a
-// platform-hosted provider's auth (provider.md#auth).
-const ProviderConditionAuthConfigured = "AuthConfigured"
-
 // providerServiceAccountKey is the key a serviceAccount Secret holds when
 // credentialsSecretRef.key is unset.
 const providerServiceAccountKey = "credentials.json"
@@ -53,8 +49,8 @@ func init() {
 		Kinds:     []string{kindProvider},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionAuthConfigured,
-		Reason:    ProviderReasonSecretNotFound,
+		Condition: v1alpha1.ProviderConditionAuthConfigured,
+		Reason:    v1alpha1.ProviderReasonSecretNotFound,
 		Doc:       "The Secret named by spec.auth.credentialsSecretRef.name (static platform auth: accessKey, serviceAccount, servicePrincipal) exists in the Provider's namespace.",
 		Spec:      "provider.md#auth",
 		Check:     checkProviderAuthSecretFound,
@@ -64,8 +60,8 @@ func init() {
 		Kinds:     []string{kindProvider},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionAuthConfigured,
-		Reason:    ProviderReasonSecretKeyMissing,
+		Condition: v1alpha1.ProviderConditionAuthConfigured,
+		Reason:    v1alpha1.ProviderReasonSecretKeyMissing,
 		Doc: "The spec.auth.credentialsSecretRef Secret holds every key its auth type needs: accessKey AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; " +
 			"serviceAccount credentials.json (or credentialsSecretRef.key); servicePrincipal AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET (ProviderAuthSecretKeys).",
 		Spec:  "provider.md#auth",

@@ -6,10 +6,6 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// ProviderReasonCredentialMissing: the type needs a credential and
-// spec.credential is unset.
-const ProviderReasonCredentialMissing = "CredentialMissing"
-
 // providerTypesWithoutCredential are the types provider.md's "Requires
 // Credentials" column marks No: vllm (auth via custom headers), ollama, mock.
 var providerTypesWithoutCredential = map[v1alpha1.ProviderType]bool{
@@ -24,8 +20,8 @@ func init() {
 		Kinds:     []string{kindProvider},
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionCredentialConfigured,
-		Reason:    ProviderReasonCredentialMissing,
+		Condition: v1alpha1.ProviderConditionCredentialConfigured,
+		Reason:    v1alpha1.ProviderReasonCredentialMissing,
 		Doc: "A type whose \"Requires Credentials\" column says Yes (claude, openai and gemini unless hosted via spec.platform; voyageai, cohere, " +
 			"cartesia, elevenlabs, imagen, huggingface) needs spec.credential. The spec names no refusal, so it warns and CredentialConfigured is False.",
 		Spec:  "provider.md#type",

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
 // ProviderPlaceholderPattern is one shape of dev-sample credential value — the kind
@@ -97,18 +99,14 @@ func MatchProviderPlaceholder(value []byte) *ProviderPlaceholderPattern {
 	return nil
 }
 
-// ProviderReasonPlaceholderCredential: the credential Secret holds a
-// dev-sample placeholder, not a key.
-const ProviderReasonPlaceholderCredential = "PlaceholderCredential"
-
 func init() {
 	Default.Register(Rule{
 		ID:        "provider/placeholder-credential",
 		Kinds:     []string{kindProvider},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: ProviderConditionCredentialConfigured,
-		Reason:    ProviderReasonPlaceholderCredential,
+		Condition: v1alpha1.ProviderConditionCredentialConfigured,
+		Reason:    v1alpha1.ProviderReasonPlaceholderCredential,
 		Doc: "The credential key of the Secret named by spec.credential.secretRef must not hold a dev-sample placeholder " +
 			"(empty, sk-ant-api03-..., <your-api-key>, ${VAR}, changeme, REPLACE_ME, your-..., xxxxxx; see ProviderPlaceholderPatterns). " +
 			"The value is matched through Facts and never reaches the rule or its message.",

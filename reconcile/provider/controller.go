@@ -15,11 +15,11 @@
 // Egress: the vendor probe sends the credential only over https and only to
 // the vendor's default host or a host the operator allows
 // (--credential-probe-hosts); otherwise no request is made and
-// CredentialValid is Unknown with ReasonCredentialProbeInsecure or
-// ReasonCredentialProbeHostNotAllowed. --credential-probe=off makes no vendor
-// request at all (ReasonCredentialProbeDisabled, ReasonEndpointProbeDisabled).
+// CredentialValid is Unknown with v1alpha1.ProviderReasonCredentialProbeInsecure or
+// v1alpha1.ProviderReasonCredentialProbeHostNotAllowed. --credential-probe=off makes no vendor
+// request at all (v1alpha1.ProviderReasonCredentialProbeDisabled, v1alpha1.ProviderReasonEndpointProbeDisabled).
 // Every request goes through netguard's transport, which never dials a
-// link-local or cloud-metadata address (ReasonAddressNotAllowed). See Egress.
+// link-local or cloud-metadata address (v1alpha1.ProviderReasonAddressNotAllowed). See Egress.
 //
 // Probes run outside Reconcile, on the operator-wide prober
 // (reconcile/prober; see async.go): Reconcile submits the endpoint health
@@ -401,17 +401,17 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 	consider := after.After
 	// An Unknown EndpointReachable is a check the egress policy withheld:
 	// nothing to repeat until the Provider changes.
-	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil && e.Status != metav1.ConditionUnknown {
+	if e := meta.FindStatusCondition(st.Conditions, v1alpha1.ProviderConditionEndpointReachable); e != nil && e.Status != metav1.ConditionUnknown {
 		consider(r.opts.HealthCheckInterval)
 		if e.Status == metav1.ConditionFalse {
 			consider(e.LastTransitionTime.Add(r.opts.UnavailableAfter + time.Second).Sub(now.Time))
 		}
 	}
-	if c := meta.FindStatusCondition(st.Conditions, ConditionCredentialValid); c != nil {
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ProviderConditionCredentialValid); c != nil {
 		switch c.Reason {
-		case ReasonCredentialValidationError:
+		case v1alpha1.ProviderReasonCredentialValidationError:
 			consider(r.opts.HealthCheckInterval)
-		case ReasonCredentialAccepted, ReasonCredentialRejected:
+		case v1alpha1.ProviderReasonCredentialAccepted, v1alpha1.ProviderReasonCredentialRejected:
 			consider(r.opts.CredentialRecheckInterval)
 		}
 	}

@@ -440,28 +440,28 @@ func TestSecretLifecycle(t *testing.T) {
 
 	// The Secret does not exist yet.
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-		ConditionSecretFound:          "False/SecretNotFound",
-		ConditionCredentialConfigured: "False/SecretNotFound",
-		ConditionCredentialValid:      "",
-		ConditionEndpointReachable:    "True/EndpointResponded",
-		ConditionModelValid:           "True/ModelSet",
-		ConditionReady:                "False/SecretNotFound",
+		v1alpha1.ProviderConditionSecretFound:          "False/SecretNotFound",
+		v1alpha1.ProviderConditionCredentialConfigured: "False/SecretNotFound",
+		v1alpha1.ProviderConditionCredentialValid:      "",
+		v1alpha1.ProviderConditionEndpointReachable:    "True/EndpointResponded",
+		v1alpha1.ProviderConditionModelValid:           "True/ModelSet",
+		v1alpha1.ProviderConditionReady:                "False/SecretNotFound",
 	}})
-	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonSecretNotFound, ConditionSecretFound)
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, v1alpha1.ProviderReasonSecretNotFound, v1alpha1.ProviderConditionSecretFound)
 
 	// Creating it re-reconciles promptly: the vendor accepts the key.
 	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": goodKey})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady,
 		conds: map[string]string{
-			ConditionSecretFound:          "True/SecretKeyFound",
-			ConditionCredentialConfigured: "True/SecretRefConfigured",
-			ConditionCredentialValid:      "True/CredentialAccepted",
-			ConditionReady:                "True/ProviderReady",
+			v1alpha1.ProviderConditionSecretFound:          "True/SecretKeyFound",
+			v1alpha1.ProviderConditionCredentialConfigured: "True/SecretRefConfigured",
+			v1alpha1.ProviderConditionCredentialValid:      "True/CredentialAccepted",
+			v1alpha1.ProviderConditionReady:                "True/ProviderReady",
 		},
-		msg: map[string]string{ConditionCredentialConfigured: `"ANTHROPIC_API_KEY"`},
+		msg: map[string]string{v1alpha1.ProviderConditionCredentialConfigured: `"ANTHROPIC_API_KEY"`},
 	})
-	waitEvent(t, ns, "claude", corev1.EventTypeNormal, ReasonSecretKeyFound, ConditionSecretFound)
-	waitEvent(t, ns, "claude", corev1.EventTypeNormal, ReasonProviderReady, ConditionReady)
+	waitEvent(t, ns, "claude", corev1.EventTypeNormal, v1alpha1.ProviderReasonSecretKeyFound, v1alpha1.ProviderConditionSecretFound)
+	waitEvent(t, ns, "claude", corev1.EventTypeNormal, v1alpha1.ProviderReasonProviderReady, v1alpha1.ProviderConditionReady)
 
 	// Nothing changed: a second reconcile writes nothing.
 	r, cc := directReconciler(t)
@@ -479,34 +479,34 @@ func TestSecretLifecycle(t *testing.T) {
 	// Editing the Secret to a key the vendor refuses.
 	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": badKey})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-		ConditionCredentialValid: "False/CredentialRejected",
-		ConditionReady:           "False/CredentialRejected",
+		v1alpha1.ProviderConditionCredentialValid: "False/CredentialRejected",
+		v1alpha1.ProviderConditionReady:           "False/CredentialRejected",
 	}})
-	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonCredentialRejected, ConditionCredentialValid)
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, v1alpha1.ProviderReasonCredentialRejected, v1alpha1.ProviderConditionCredentialValid)
 
 	// 403 is a rejection too.
 	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": denyKey})
-	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{ConditionCredentialValid: "False/CredentialRejected"},
-		msg: map[string]string{ConditionCredentialValid: "HTTP 403"}})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{v1alpha1.ProviderConditionCredentialValid: "False/CredentialRejected"},
+		msg: map[string]string{v1alpha1.ProviderConditionCredentialValid: "HTTP 403"}})
 
 	// A dev-sample placeholder is not sent to the vendor.
 	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": "sk-ant-api03-..."})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-		ConditionSecretFound:          "True/SecretKeyFound",
-		ConditionCredentialConfigured: "False/PlaceholderCredential",
-		ConditionCredentialValid:      "",
-		ConditionReady:                "False/PlaceholderCredential",
+		v1alpha1.ProviderConditionSecretFound:          "True/SecretKeyFound",
+		v1alpha1.ProviderConditionCredentialConfigured: "False/PlaceholderCredential",
+		v1alpha1.ProviderConditionCredentialValid:      "",
+		v1alpha1.ProviderConditionReady:                "False/PlaceholderCredential",
 	}})
-	waitEvent(t, ns, "claude", corev1.EventTypeWarning, ReasonPlaceholderCredential, ConditionCredentialConfigured)
+	waitEvent(t, ns, "claude", corev1.EventTypeWarning, v1alpha1.ProviderReasonPlaceholderCredential, v1alpha1.ProviderConditionCredentialConfigured)
 
 	// Back to the good key, then delete the Secret.
 	putSecret(t, ns, "anthropic", map[string]string{"ANTHROPIC_API_KEY": goodKey})
-	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{ConditionCredentialValid: "True/CredentialAccepted"}})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{v1alpha1.ProviderConditionCredentialValid: "True/CredentialAccepted"}})
 	if err := direct.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-		ConditionSecretFound: "False/SecretNotFound", ConditionCredentialValid: "",
+		v1alpha1.ProviderConditionSecretFound: "False/SecretNotFound", v1alpha1.ProviderConditionCredentialValid: "",
 	}})
 
 	assertNoLeak(t, ns, goodKey, badKey, denyKey)
@@ -523,15 +523,15 @@ func TestSecretKeyChoice(t *testing.T) {
 	}
 	// Auto-detected: CLAUDE_API_KEY comes before api-key for claude.
 	waitFor(t, createProvider(t, ns, "auto", spec("")), want{phase: v1alpha1.ProviderPhaseReady,
-		conds: map[string]string{ConditionCredentialValid: "True/CredentialAccepted"},
-		msg:   map[string]string{ConditionCredentialConfigured: `key "CLAUDE_API_KEY"`, ConditionSecretFound: `"CLAUDE_API_KEY"`}})
+		conds: map[string]string{v1alpha1.ProviderConditionCredentialValid: "True/CredentialAccepted"},
+		msg:   map[string]string{v1alpha1.ProviderConditionCredentialConfigured: `key "CLAUDE_API_KEY"`, v1alpha1.ProviderConditionSecretFound: `"CLAUDE_API_KEY"`}})
 	// An explicit key is used exactly.
 	waitFor(t, createProvider(t, ns, "explicit", spec("api-key")), want{phase: v1alpha1.ProviderPhaseError,
-		conds: map[string]string{ConditionCredentialValid: "False/CredentialRejected"},
-		msg:   map[string]string{ConditionCredentialConfigured: `key "api-key"`}})
+		conds: map[string]string{v1alpha1.ProviderConditionCredentialValid: "False/CredentialRejected"},
+		msg:   map[string]string{v1alpha1.ProviderConditionCredentialConfigured: `key "api-key"`}})
 	// An explicit key the Secret lacks: no other key is tried.
 	waitFor(t, createProvider(t, ns, "missing", spec("ANTHROPIC_API_KEY")), want{phase: v1alpha1.ProviderPhaseError,
-		conds: map[string]string{ConditionSecretFound: "False/SecretKeyMissing", ConditionCredentialConfigured: "False/SecretKeyMissing", ConditionReady: "False/SecretKeyMissing"}})
+		conds: map[string]string{v1alpha1.ProviderConditionSecretFound: "False/SecretKeyMissing", v1alpha1.ProviderConditionCredentialConfigured: "False/SecretKeyMissing", v1alpha1.ProviderConditionReady: "False/SecretKeyMissing"}})
 	assertNoLeak(t, ns, goodKey, badKey)
 }
 
@@ -634,8 +634,8 @@ func TestEndpointGrace(t *testing.T) {
 		Type: v1alpha1.ProviderTypeVLLM, Model: "llama3:8b", BaseURL: "http://" + endpoint.addr,
 	})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionEndpointReachable: "True/EndpointResponded", ConditionReady: "True/ProviderReady",
-		ConditionSecretFound: "", ConditionCredentialConfigured: "", ConditionCredentialValid: "", ConditionAuthConfigured: "",
+		v1alpha1.ProviderConditionEndpointReachable: "True/EndpointResponded", v1alpha1.ProviderConditionReady: "True/ProviderReady",
+		v1alpha1.ProviderConditionSecretFound: "", v1alpha1.ProviderConditionCredentialConfigured: "", v1alpha1.ProviderConditionCredentialValid: "", v1alpha1.ProviderConditionAuthConfigured: "",
 	}})
 	// A reconciler whose prober has no result yet keeps the stored
 	// condition: nothing to write.
@@ -657,12 +657,12 @@ func TestEndpointGrace(t *testing.T) {
 		t.Fatalf("RequeueAfter %s, want 30s", res.RequeueAfter)
 	}
 	p := waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionEndpointReachable: "False/ConnectionFailed", ConditionReady: "True/EndpointProbeFailing",
-	}, msg: map[string]string{ConditionReady: "connection refused"}})
-	if lt := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable).LastTransitionTime; !lt.Time.Equal(began.Truncate(time.Second)) {
+		v1alpha1.ProviderConditionEndpointReachable: "False/ConnectionFailed", v1alpha1.ProviderConditionReady: "True/EndpointProbeFailing",
+	}, msg: map[string]string{v1alpha1.ProviderConditionReady: "connection refused"}})
+	if lt := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ProviderConditionEndpointReachable).LastTransitionTime; !lt.Time.Equal(began.Truncate(time.Second)) {
 		t.Fatalf("failures began at %s, recorded %s", began, lt)
 	}
-	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, ReasonConnectionFailed, ConditionEndpointReachable)
+	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, v1alpha1.ProviderReasonConnectionFailed, v1alpha1.ProviderConditionEndpointReachable)
 
 	// Four minutes on, still failing: nothing to write.
 	fakeClock.Step(4 * time.Minute)
@@ -680,9 +680,9 @@ func TestEndpointGrace(t *testing.T) {
 		t.Fatalf("%d writes, want 1", n)
 	}
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseUnavailable, conds: map[string]string{
-		ConditionEndpointReachable: "False/ConnectionFailed", ConditionReady: "False/ConnectionFailed",
+		v1alpha1.ProviderConditionEndpointReachable: "False/ConnectionFailed", v1alpha1.ProviderConditionReady: "False/ConnectionFailed",
 	}})
-	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, ReasonConnectionFailed, ConditionReady)
+	waitEvent(t, ns, "vllm", corev1.EventTypeWarning, v1alpha1.ProviderReasonConnectionFailed, v1alpha1.ProviderConditionReady)
 
 	// It comes back.
 	endpoint.up(t)
@@ -691,10 +691,10 @@ func TestEndpointGrace(t *testing.T) {
 		t.Fatalf("%d writes, want 1", n)
 	}
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionEndpointReachable: "True/EndpointResponded", ConditionReady: "True/ProviderReady",
+		v1alpha1.ProviderConditionEndpointReachable: "True/EndpointResponded", v1alpha1.ProviderConditionReady: "True/ProviderReady",
 	}})
-	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, ReasonEndpointResponded, ConditionEndpointReachable)
-	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, ReasonProviderReady, ConditionReady)
+	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, v1alpha1.ProviderReasonEndpointResponded, v1alpha1.ProviderConditionEndpointReachable)
+	waitEvent(t, ns, "vllm", corev1.EventTypeNormal, v1alpha1.ProviderReasonProviderReady, v1alpha1.ProviderConditionReady)
 }
 
 func TestEndpointFailures(t *testing.T) {
@@ -703,13 +703,13 @@ func TestEndpointFailures(t *testing.T) {
 		url    string
 		reason string
 	}{
-		"closes": {closingServer(t), ReasonConnectionFailed},
-		"hangs":  {hangingServer(t), ReasonProbeTimeout},
-		"nobody": {refusedURL(t), ReasonConnectionFailed},
+		"closes": {closingServer(t), v1alpha1.ProviderReasonConnectionFailed},
+		"hangs":  {hangingServer(t), v1alpha1.ProviderReasonProbeTimeout},
+		"nobody": {refusedURL(t), v1alpha1.ProviderReasonConnectionFailed},
 	} {
 		key := createProvider(t, ns, name, v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", BaseURL: tt.url})
 		waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-			ConditionEndpointReachable: "False/" + tt.reason, ConditionReady: "True/EndpointProbeFailing",
+			v1alpha1.ProviderConditionEndpointReachable: "False/" + tt.reason, v1alpha1.ProviderConditionReady: "True/EndpointProbeFailing",
 		}})
 	}
 }
@@ -724,9 +724,9 @@ func TestCredentialTransientError(t *testing.T) {
 		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "openai"}},
 	})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionCredentialValid:   "Unknown/CredentialValidationError",
-		ConditionEndpointReachable: "False/ProbeTimeout",
-		ConditionReady:             "True/EndpointProbeFailing",
+		v1alpha1.ProviderConditionCredentialValid:   "Unknown/CredentialValidationError",
+		v1alpha1.ProviderConditionEndpointReachable: "False/ProbeTimeout",
+		v1alpha1.ProviderConditionReady:             "True/EndpointProbeFailing",
 	}})
 	assertNoLeak(t, ns, goodKey)
 }
@@ -741,31 +741,31 @@ func TestProviderKinds(t *testing.T) {
 		want want
 	}{
 		{"mock", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-			ConditionReady: "True/ProviderReady", ConditionModelValid: "True/ModelNotRequired",
-			ConditionEndpointReachable: "", ConditionCredentialConfigured: "", ConditionCredentialValid: "", ConditionSecretFound: "", ConditionAuthConfigured: "",
+			v1alpha1.ProviderConditionReady: "True/ProviderReady", v1alpha1.ProviderConditionModelValid: "True/ModelNotRequired",
+			v1alpha1.ProviderConditionEndpointReachable: "", v1alpha1.ProviderConditionCredentialConfigured: "", v1alpha1.ProviderConditionCredentialValid: "", v1alpha1.ProviderConditionSecretFound: "", v1alpha1.ProviderConditionAuthConfigured: "",
 		}}},
 		{"envvar", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{EnvVar: "VLLM_KEY"}},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialConfigured: "True/EnvVarConfigured", ConditionCredentialValid: "Unknown/ValidationNotSupported",
-				ConditionEndpointReachable: "", ConditionReady: "True/ProviderReady",
+				v1alpha1.ProviderConditionCredentialConfigured: "True/EnvVarConfigured", v1alpha1.ProviderConditionCredentialValid: "Unknown/ValidationNotSupported",
+				v1alpha1.ProviderConditionEndpointReachable: "", v1alpha1.ProviderConditionReady: "True/ProviderReady",
 			}}},
 		{"bad-envvar", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{EnvVar: "MY-KEY"}},
 			want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-				ConditionCredentialConfigured: "False/InvalidEnvVar", ConditionReady: "False/InvalidEnvVar",
+				v1alpha1.ProviderConditionCredentialConfigured: "False/InvalidEnvVar", v1alpha1.ProviderConditionReady: "False/InvalidEnvVar",
 			}}},
 		{"filepath", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeVLLM, Model: "m", Credential: &v1alpha1.ProviderCredential{FilePath: "/var/secrets/key"}},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialConfigured: "True/FilePathConfigured", ConditionCredentialValid: "Unknown/ValidationNotSupported",
+				v1alpha1.ProviderConditionCredentialConfigured: "True/FilePathConfigured", v1alpha1.ProviderConditionCredentialValid: "Unknown/ValidationNotSupported",
 			}}},
 		{"bedrock", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514",
 			Platform: &v1alpha1.ProviderPlatform{Type: v1alpha1.ProviderPlatformTypeBedrock, Region: "us-east-1"},
 			Auth:     &v1alpha1.ProviderAuth{Type: v1alpha1.ProviderAuthTypeWorkloadIdentity}},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionAuthConfigured: "True/PlatformAuthConfigured", ConditionEndpointReachable: "", ConditionCredentialValid: "", ConditionReady: "True/ProviderReady",
+				v1alpha1.ProviderConditionAuthConfigured: "True/PlatformAuthConfigured", v1alpha1.ProviderConditionEndpointReachable: "", v1alpha1.ProviderConditionCredentialValid: "", v1alpha1.ProviderConditionReady: "True/ProviderReady",
 			}}},
 		{"bad-timeout", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock, Defaults: &v1alpha1.ProviderDefaults{RequestTimeout: "soon"}},
-			want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{ConditionReady: "False/InvalidSpec"},
-				msg: map[string]string{ConditionReady: "[provider/defaults-timeout-duration]"}}},
+			want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{v1alpha1.ProviderConditionReady: "False/InvalidSpec"},
+				msg: map[string]string{v1alpha1.ProviderConditionReady: "[provider/defaults-timeout-duration]"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -817,7 +817,7 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 			if err := direct.Get(context.Background(), key, p); err != nil {
 				return err
 			}
-			if c := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable); c == nil || c.Reason != ReasonEndpointResponded {
+			if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ProviderConditionEndpointReachable); c == nil || c.Reason != v1alpha1.ProviderReasonEndpointResponded {
 				return fmt.Errorf("not reported yet: %s", condSummary(p))
 			}
 			return nil
@@ -865,8 +865,8 @@ func TestDeadEndpointsDoNotDelayOtherTenants(t *testing.T) {
 			if err := direct.Get(context.Background(), k, p); err != nil {
 				return err
 			}
-			if c := meta.FindStatusCondition(p.Status.Conditions, ConditionEndpointReachable); c == nil || c.Reason != ReasonProbePending {
-				return fmt.Errorf("want EndpointReachable Unknown/%s: %s", ReasonProbePending, condSummary(p))
+			if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ProviderConditionEndpointReachable); c == nil || c.Reason != v1alpha1.ProviderReasonProbePending {
+				return fmt.Errorf("want EndpointReachable Unknown/%s: %s", v1alpha1.ProviderReasonProbePending, condSummary(p))
 			}
 			return nil
 		})
@@ -886,16 +886,16 @@ func TestPlatformAuthSecretKeys(t *testing.T) {
 		Auth: &v1alpha1.ProviderAuth{Type: v1alpha1.ProviderAuthTypeAccessKey,
 			CredentialsSecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "aws-credentials"}}})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError,
-		conds: map[string]string{ConditionAuthConfigured: "False/SecretNotFound", ConditionReady: "False/SecretNotFound"},
-		msg:   map[string]string{ConditionAuthConfigured: "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"}})
+		conds: map[string]string{v1alpha1.ProviderConditionAuthConfigured: "False/SecretNotFound", v1alpha1.ProviderConditionReady: "False/SecretNotFound"},
+		msg:   map[string]string{v1alpha1.ProviderConditionAuthConfigured: "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY"}})
 
 	putSecret(t, ns, "aws-credentials", map[string]string{"AWS_ACCESS_KEY_ID": accessKeyID})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError,
-		conds: map[string]string{ConditionAuthConfigured: "False/SecretKeyMissing"},
-		msg:   map[string]string{ConditionAuthConfigured: "AWS_SECRET_ACCESS_KEY"}})
+		conds: map[string]string{v1alpha1.ProviderConditionAuthConfigured: "False/SecretKeyMissing"},
+		msg:   map[string]string{v1alpha1.ProviderConditionAuthConfigured: "AWS_SECRET_ACCESS_KEY"}})
 
 	putSecret(t, ns, "aws-credentials", map[string]string{"AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady,
-		conds: map[string]string{ConditionAuthConfigured: "True/PlatformAuthConfigured", ConditionReady: "True/ProviderReady"}})
+		conds: map[string]string{v1alpha1.ProviderConditionAuthConfigured: "True/PlatformAuthConfigured", v1alpha1.ProviderConditionReady: "True/ProviderReady"}})
 	assertNoLeak(t, ns, accessKeyID, secretAccessKey)
 }

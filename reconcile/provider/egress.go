@@ -17,8 +17,8 @@ import (
 // to the vendor's default host for the Provider's type (DefaultEndpoints: the
 // host and port of its URL) or to a host the operator lists in
 // CredentialHosts (--credential-probe-hosts). Otherwise no request is made:
-// CredentialValid is Unknown with ReasonCredentialProbeInsecure or
-// ReasonCredentialProbeHostNotAllowed, and the EndpointReachable health check
+// CredentialValid is Unknown with v1alpha1.ProviderReasonCredentialProbeInsecure or
+// v1alpha1.ProviderReasonCredentialProbeHostNotAllowed, and the EndpointReachable health check
 // of that same URL is not made either (Unknown, same reason) — the operator
 // does not contact, on a Provider's behalf, a host it would not trust with
 // that Provider's credential, so such a Provider makes no request at all.
@@ -27,8 +27,8 @@ import (
 //
 // Off (--credential-probe=off) turns vendor egress off entirely: no
 // credential probe and no endpoint health check for any Provider.
-// CredentialValid is Unknown with ReasonCredentialProbeDisabled and
-// EndpointReachable Unknown with ReasonEndpointProbeDisabled; neither makes
+// CredentialValid is Unknown with v1alpha1.ProviderReasonCredentialProbeDisabled and
+// EndpointReachable Unknown with v1alpha1.ProviderReasonEndpointProbeDisabled; neither makes
 // Ready False.
 type Egress struct {
 	// Off turns every vendor request off.
@@ -77,9 +77,9 @@ type withheld struct {
 func (e Egress) decide(p *v1alpha1.Provider, defaults map[v1alpha1.ProviderType]string) withheld {
 	if e.Off {
 		return withheld{
-			credential: &ProbeOutcome{Withheld: ReasonCredentialProbeDisabled,
+			credential: &ProbeOutcome{Withheld: v1alpha1.ProviderReasonCredentialProbeDisabled,
 				Detail: "vendor egress is off (--credential-probe=off): the credential is not sent to the vendor"},
-			endpoint: &ProbeOutcome{Withheld: ReasonEndpointProbeDisabled,
+			endpoint: &ProbeOutcome{Withheld: v1alpha1.ProviderReasonEndpointProbeDisabled,
 				Detail: "vendor egress is off (--credential-probe=off): the endpoint is not checked"},
 		}
 	}
@@ -119,16 +119,16 @@ func (e Egress) credentialTarget(t v1alpha1.ProviderType, base string, defaults 
 	case "":
 		return "", ""
 	case rules.CredentialTargetNotAbsolute:
-		return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf("%q is not an absolute URL with a host", base)
+		return v1alpha1.ProviderReasonCredentialProbeHostNotAllowed, fmt.Sprintf("%q is not an absolute URL with a host", base)
 	case rules.CredentialTargetNotHTTPS:
-		return ReasonCredentialProbeInsecure, fmt.Sprintf("a credential is sent only over https, and %s://%s is %s", v.URL.Scheme, v.URL.Host, v.URL.Scheme)
+		return v1alpha1.ProviderReasonCredentialProbeInsecure, fmt.Sprintf("a credential is sent only over https, and %s://%s is %s", v.URL.Scheme, v.URL.Host, v.URL.Scheme)
 	case rules.CredentialTargetUserInfo:
-		return ReasonCredentialProbeHostNotAllowed, "the base URL carries user info"
+		return v1alpha1.ProviderReasonCredentialProbeHostNotAllowed, "the base URL carries user info"
 	}
 	if vendor == "" {
 		vendor = "none"
 	}
-	return ReasonCredentialProbeHostNotAllowed, fmt.Sprintf(
+	return v1alpha1.ProviderReasonCredentialProbeHostNotAllowed, fmt.Sprintf(
 		"a credential is sent only to the vendor's host for type %s (%s) or to a host the operator allows with --credential-probe-hosts, and %s is neither",
 		t, vendor, v.Target)
 }

@@ -103,29 +103,29 @@ func TestCredentialEgressPolicy(t *testing.T) {
 	}{
 		{"plain-http", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: plain.URL, Credential: cred},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialValid:   "Unknown/" + ReasonCredentialProbeInsecure,
-				ConditionEndpointReachable: "Unknown/" + ReasonCredentialProbeInsecure,
-				ConditionReady:             "True/" + ReasonProviderReady,
-			}, msg: map[string]string{ConditionCredentialValid: "only over https"}}},
+				v1alpha1.ProviderConditionCredentialValid:   "Unknown/" + v1alpha1.ProviderReasonCredentialProbeInsecure,
+				v1alpha1.ProviderConditionEndpointReachable: "Unknown/" + v1alpha1.ProviderReasonCredentialProbeInsecure,
+				v1alpha1.ProviderConditionReady:             "True/" + v1alpha1.ProviderReasonProviderReady,
+			}, msg: map[string]string{v1alpha1.ProviderConditionCredentialValid: "only over https"}}},
 		{"plain-http-openai", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: plain.URL + "/v1", Credential: cred},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialValid: "Unknown/" + ReasonCredentialProbeInsecure,
+				v1alpha1.ProviderConditionCredentialValid: "Unknown/" + v1alpha1.ProviderReasonCredentialProbeInsecure,
 			}}},
 		{"not-allowed", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: stranger.URL + "/v1", Credential: cred},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialValid:   "Unknown/" + ReasonCredentialProbeHostNotAllowed,
-				ConditionEndpointReachable: "Unknown/" + ReasonCredentialProbeHostNotAllowed,
-				ConditionReady:             "True/" + ReasonProviderReady,
-			}, msg: map[string]string{ConditionCredentialValid: "--credential-probe-hosts"}}},
+				v1alpha1.ProviderConditionCredentialValid:   "Unknown/" + v1alpha1.ProviderReasonCredentialProbeHostNotAllowed,
+				v1alpha1.ProviderConditionEndpointReachable: "Unknown/" + v1alpha1.ProviderReasonCredentialProbeHostNotAllowed,
+				v1alpha1.ProviderConditionReady:             "True/" + v1alpha1.ProviderReasonProviderReady,
+			}, msg: map[string]string{v1alpha1.ProviderConditionCredentialValid: "--credential-probe-hosts"}}},
 		{"allowed-gateway", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeOpenAI, Model: "gpt-4o", BaseURL: gateway.URL + "/v1", Credential: cred},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialValid:   "True/" + ReasonCredentialAccepted,
-				ConditionEndpointReachable: "True/" + ReasonEndpointResponded,
+				v1alpha1.ProviderConditionCredentialValid:   "True/" + v1alpha1.ProviderReasonCredentialAccepted,
+				v1alpha1.ProviderConditionEndpointReachable: "True/" + v1alpha1.ProviderReasonEndpointResponded,
 			}}},
 		{"vendor-default", v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", Credential: cred},
 			want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-				ConditionCredentialValid:   "True/" + ReasonCredentialAccepted,
-				ConditionEndpointReachable: "True/" + ReasonEndpointResponded,
+				v1alpha1.ProviderConditionCredentialValid:   "True/" + v1alpha1.ProviderReasonCredentialAccepted,
+				v1alpha1.ProviderConditionEndpointReachable: "True/" + v1alpha1.ProviderReasonEndpointResponded,
 			}}},
 	}
 	keys := map[string]types.NamespacedName{}
@@ -201,10 +201,10 @@ func TestVendorEgressOff(t *testing.T) {
 
 	off := &v1alpha1.Provider{Status: status(true)}
 	if err := (want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionCredentialValid:   "Unknown/" + ReasonCredentialProbeDisabled,
-		ConditionEndpointReachable: "Unknown/" + ReasonEndpointProbeDisabled,
-		ConditionReady:             "True/" + ReasonProviderReady,
-	}, msg: map[string]string{ConditionCredentialValid: "--credential-probe=off"}}).check(off); err != nil {
+		v1alpha1.ProviderConditionCredentialValid:   "Unknown/" + v1alpha1.ProviderReasonCredentialProbeDisabled,
+		v1alpha1.ProviderConditionEndpointReachable: "Unknown/" + v1alpha1.ProviderReasonEndpointProbeDisabled,
+		v1alpha1.ProviderConditionReady:             "True/" + v1alpha1.ProviderReasonProviderReady,
+	}, msg: map[string]string{v1alpha1.ProviderConditionCredentialValid: "--credential-probe=off"}}).check(off); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.requests.Load(); n != 0 {
@@ -213,7 +213,7 @@ func TestVendorEgressOff(t *testing.T) {
 
 	on := &v1alpha1.Provider{Status: status(false)}
 	if err := (want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionCredentialValid: "True/" + ReasonCredentialAccepted, ConditionEndpointReachable: "True/" + ReasonEndpointResponded,
+		v1alpha1.ProviderConditionCredentialValid: "True/" + v1alpha1.ProviderReasonCredentialAccepted, v1alpha1.ProviderConditionEndpointReachable: "True/" + v1alpha1.ProviderReasonEndpointResponded,
 	}}).check(on); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestMetadataBaseURL(t *testing.T) {
 		Type: v1alpha1.ProviderTypeVLLM, Model: "m", BaseURL: "http://169.254.169.254/latest/meta-data/",
 	})
 	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseError, conds: map[string]string{
-		ConditionEndpointReachable: "False/" + ReasonAddressNotAllowed,
-		ConditionReady:             "False/" + ReasonInvalidSpec,
-	}, msg: map[string]string{ConditionReady: "[provider/base-url]", ConditionEndpointReachable: "egress guard"}})
+		v1alpha1.ProviderConditionEndpointReachable: "False/" + v1alpha1.ProviderReasonAddressNotAllowed,
+		v1alpha1.ProviderConditionReady:             "False/" + v1alpha1.ProviderReasonInvalidSpec,
+	}, msg: map[string]string{v1alpha1.ProviderConditionReady: "[provider/base-url]", v1alpha1.ProviderConditionEndpointReachable: "egress guard"}})
 }

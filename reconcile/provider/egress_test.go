@@ -73,15 +73,15 @@ func TestEgressDecide(t *testing.T) {
 		{"vendor default", Egress{}, prov(v1alpha1.ProviderTypeClaude, "", secretRef), ""},
 		{"vendor host as baseURL", Egress{}, prov(v1alpha1.ProviderTypeClaude, "https://API.anthropic.com./v1", secretRef), ""},
 		{"vendor host with its explicit port", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "https://api.openai.com:443/v1", secretRef), ""},
-		{"vendor host on another port", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "https://api.openai.com:8443/v1", secretRef), ReasonCredentialProbeHostNotAllowed},
-		{"another vendor's host", Egress{}, prov(v1alpha1.ProviderTypeClaude, "https://api.openai.com/v1", secretRef), ReasonCredentialProbeHostNotAllowed},
-		{"any other host", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "https://collector.attacker.example/v1", secretRef), ReasonCredentialProbeHostNotAllowed},
-		{"plain http to the vendor's host", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "http://api.openai.com/v1", secretRef), ReasonCredentialProbeInsecure},
-		{"plain http to an allowed host", allow, prov(v1alpha1.ProviderTypeOpenAI, "http://openrouter.ai/api/v1", secretRef), ReasonCredentialProbeInsecure},
-		{"user info", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://u:p@openrouter.ai/api/v1", secretRef), ReasonCredentialProbeHostNotAllowed},
+		{"vendor host on another port", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "https://api.openai.com:8443/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeHostNotAllowed},
+		{"another vendor's host", Egress{}, prov(v1alpha1.ProviderTypeClaude, "https://api.openai.com/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeHostNotAllowed},
+		{"any other host", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "https://collector.attacker.example/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeHostNotAllowed},
+		{"plain http to the vendor's host", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "http://api.openai.com/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeInsecure},
+		{"plain http to an allowed host", allow, prov(v1alpha1.ProviderTypeOpenAI, "http://openrouter.ai/api/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeInsecure},
+		{"user info", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://u:p@openrouter.ai/api/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeHostNotAllowed},
 		{"allowed host", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://openrouter.ai/api/v1", secretRef), ""},
 		{"allowed host:port", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://gw.internal:8443/v1", secretRef), ""},
-		{"allowed host on another port", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://gw.internal/v1", secretRef), ReasonCredentialProbeHostNotAllowed},
+		{"allowed host on another port", allow, prov(v1alpha1.ProviderTypeOpenAI, "https://gw.internal/v1", secretRef), v1alpha1.ProviderReasonCredentialProbeHostNotAllowed},
 		// No credential from a Secret is probed: the health check stays.
 		{"envVar credential", Egress{}, prov(v1alpha1.ProviderTypeOpenAI, "http://collector.example/v1", &v1alpha1.ProviderCredential{EnvVar: "K"}), ""},
 		{"type with no probe", Egress{}, prov(v1alpha1.ProviderTypeVLLM, "http://vllm:8000/v1", secretRef), ""},
@@ -99,8 +99,8 @@ func TestEgressDecide(t *testing.T) {
 					t.Fatalf("withheld %+v / %+v, want nothing", w.credential, w.endpoint)
 				}
 			case "off":
-				if w.credential == nil || w.credential.Withheld != ReasonCredentialProbeDisabled ||
-					w.endpoint == nil || w.endpoint.Withheld != ReasonEndpointProbeDisabled {
+				if w.credential == nil || w.credential.Withheld != v1alpha1.ProviderReasonCredentialProbeDisabled ||
+					w.endpoint == nil || w.endpoint.Withheld != v1alpha1.ProviderReasonEndpointProbeDisabled {
 					t.Fatalf("withheld %+v / %+v, want both disabled", w.credential, w.endpoint)
 				}
 			default:

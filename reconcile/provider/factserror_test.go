@@ -41,7 +41,7 @@ func TestSecretLookupFailureRetries(t *testing.T) {
 		Type: v1alpha1.ProviderTypeClaude, Model: "claude-sonnet-4-20250514", BaseURL: vendor.URL,
 		Credential: &v1alpha1.ProviderCredential{SecretRef: &v1alpha1.ProviderSecretKeyRef{Name: "anthropic"}},
 	})
-	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{ConditionSecretFound: "True/SecretKeyFound"}})
+	waitFor(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{v1alpha1.ProviderConditionSecretFound: "True/SecretKeyFound"}})
 	// Events already there are the manager's own controller's, not the
 	// failed reconcile's.
 	seen := map[string]bool{}
@@ -71,7 +71,7 @@ func TestSecretLookupFailureRetries(t *testing.T) {
 	if err := direct.Get(context.Background(), key, p); err != nil {
 		t.Fatal(err)
 	}
-	if err := (want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{ConditionSecretFound: "True/SecretKeyFound"}}).check(p); err != nil {
+	if err := (want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{v1alpha1.ProviderConditionSecretFound: "True/SecretKeyFound"}}).check(p); err != nil {
 		t.Errorf("stored status changed: %v", err)
 	}
 	for _, e := range providerEvents(t, ns, "claude") {

@@ -45,7 +45,7 @@ func prodPolicy() *policies.Compiled {
 				return nil
 			}},
 		{ID: "policy/prod/not-ready", Kinds: []string{"Provider"}, Stage: rules.StageAdmission, Severity: rules.SeverityDeny,
-			Doc: "names Ready, which stays the controller's", Condition: ConditionReady, Match: prod,
+			Doc: "names Ready, which stays the controller's", Condition: v1alpha1.ProviderConditionReady, Match: prod,
 			Check: func(rules.Input) field.ErrorList {
 				return field.ErrorList{field.Forbidden(field.NewPath("spec"), "never ready")}
 			}},
@@ -77,7 +77,7 @@ func TestPolicyConditions(t *testing.T) {
 	key := types.NamespacedName{Namespace: ns, Name: "mock"}
 	compliance := "[policy/prod/model-pinned] spec.model: pin a model in prod"
 	storedMatches(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionReady:                      "True/ProviderReady",
+		v1alpha1.ProviderConditionReady:     "True/ProviderReady",
 		conditions.ConditionPolicyCompliant: "False/" + conditions.ReasonPolicyViolation,
 		"WorkloadIdentity":                  "False/" + conditions.ReasonPolicyViolation,
 	}, msg: map[string]string{
@@ -111,7 +111,7 @@ func TestPolicyConditions(t *testing.T) {
 
 	store.Delete("prod")
 	storedMatches(t, key, want{phase: v1alpha1.ProviderPhaseReady, conds: map[string]string{
-		ConditionReady:                      "True/ProviderReady",
+		v1alpha1.ProviderConditionReady:     "True/ProviderReady",
 		conditions.ConditionPolicyCompliant: "",
 		"WorkloadIdentity":                  "",
 	}})

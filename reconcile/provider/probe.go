@@ -129,13 +129,13 @@ type ProbeOutcome struct {
 	// StatusCode is the HTTP status of the response, 0 when there was none.
 	StatusCode int
 	// Failure is the EndpointReachable reason for a request with no response
-	// (ReasonConnectionFailed, ReasonDNSLookupFailed, ReasonProbeTimeout,
-	// ReasonAddressNotAllowed or ReasonInvalidEndpoint); empty when there was
+	// (v1alpha1.ProviderReasonConnectionFailed, v1alpha1.ProviderReasonDNSLookupFailed, v1alpha1.ProviderReasonProbeTimeout,
+	// v1alpha1.ProviderReasonAddressNotAllowed or v1alpha1.ProviderReasonInvalidEndpoint); empty when there was
 	// a response.
 	Failure string
-	// Withheld is set, with a reason (ReasonCredentialProbeDisabled,
-	// ReasonEndpointProbeDisabled, ReasonCredentialProbeInsecure or
-	// ReasonCredentialProbeHostNotAllowed), when the egress policy did not
+	// Withheld is set, with a reason (v1alpha1.ProviderReasonCredentialProbeDisabled,
+	// v1alpha1.ProviderReasonEndpointProbeDisabled, v1alpha1.ProviderReasonCredentialProbeInsecure or
+	// v1alpha1.ProviderReasonCredentialProbeHostNotAllowed), when the egress policy did not
 	// let the probe be sent: no request was made and Detail says why.
 	Withheld string
 	// Detail is e.g. `GET https://api.anthropic.com/v1/models answered HTTP 401`
@@ -173,7 +173,7 @@ func NewProber(client *http.Client, timeout time.Duration) *Prober {
 func (pr *Prober) CheckEndpoint(ctx context.Context, endpoint string, headers map[string]string) ProbeOutcome {
 	u, err := parseEndpoint(endpoint)
 	if err != nil {
-		return ProbeOutcome{Failure: ReasonInvalidEndpoint, Detail: err.Error()}
+		return ProbeOutcome{Failure: v1alpha1.ProviderReasonInvalidEndpoint, Detail: err.Error()}
 	}
 	return pr.do(ctx, u.String(), headers, nil, nil)
 }
@@ -185,7 +185,7 @@ func (pr *Prober) CheckEndpoint(ctx context.Context, endpoint string, headers ma
 func (pr *Prober) CheckCredential(ctx context.Context, probe CredentialProbe, base string, headers map[string]string, value []byte) ProbeOutcome {
 	target, err := probeURL(base, probe)
 	if err != nil {
-		return ProbeOutcome{Failure: ReasonInvalidEndpoint, Detail: err.Error()}
+		return ProbeOutcome{Failure: v1alpha1.ProviderReasonInvalidEndpoint, Detail: err.Error()}
 	}
 	key := strings.TrimSpace(string(value))
 	auth := map[string]string{probe.Header: probe.Prefix + key}
@@ -201,7 +201,7 @@ func (pr *Prober) do(ctx context.Context, target string, headers, auth map[strin
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return ProbeOutcome{Failure: ReasonInvalidEndpoint, Detail: redact(err.Error(), secret)}
+		return ProbeOutcome{Failure: v1alpha1.ProviderReasonInvalidEndpoint, Detail: redact(err.Error(), secret)}
 	}
 	req.Header.Set("User-Agent", "omnia-operator/provider-probe")
 	for k, v := range headers {
@@ -229,23 +229,23 @@ func (pr *Prober) do(ctx context.Context, target string, headers, auth map[strin
 func classify(err error) string {
 	var blocked *netguard.BlockedError
 	if errors.As(err, &blocked) {
-		return ReasonAddressNotAllowed
+		return v1alpha1.ProviderReasonAddressNotAllowed
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		if dnsErr.IsTimeout {
-			return ReasonProbeTimeout
+			return v1alpha1.ProviderReasonProbeTimeout
 		}
-		return ReasonDNSLookupFailed
+		return v1alpha1.ProviderReasonDNSLookupFailed
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return ReasonProbeTimeout
+		return v1alpha1.ProviderReasonProbeTimeout
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return ReasonProbeTimeout
+		return v1alpha1.ProviderReasonProbeTimeout
 	}
-	return ReasonConnectionFailed
+	return v1alpha1.ProviderReasonConnectionFailed
 }
 
 // redact removes the credential from a message, should a transport error

@@ -200,11 +200,11 @@ func TestCheckEndpoint(t *testing.T) {
 		wantReason string
 	}{
 		{name: "any HTTP response is reachable (404)", endpoint: srv.URL, wantStatus: 404},
-		{name: "connection refused", endpoint: refusedURL(t), wantReason: ReasonConnectionFailed},
-		{name: "connection closed without a response", endpoint: closingServer(t), wantReason: ReasonConnectionFailed},
-		{name: "hangs past the timeout", endpoint: hangingServer(t), wantReason: ReasonProbeTimeout},
-		{name: "DNS failure", client: dnsFail, endpoint: "http://vendor.invalid", wantReason: ReasonDNSLookupFailed},
-		{name: "not a URL", endpoint: "api.anthropic.com", wantReason: ReasonInvalidEndpoint},
+		{name: "connection refused", endpoint: refusedURL(t), wantReason: v1alpha1.ProviderReasonConnectionFailed},
+		{name: "connection closed without a response", endpoint: closingServer(t), wantReason: v1alpha1.ProviderReasonConnectionFailed},
+		{name: "hangs past the timeout", endpoint: hangingServer(t), wantReason: v1alpha1.ProviderReasonProbeTimeout},
+		{name: "DNS failure", client: dnsFail, endpoint: "http://vendor.invalid", wantReason: v1alpha1.ProviderReasonDNSLookupFailed},
+		{name: "not a URL", endpoint: "api.anthropic.com", wantReason: v1alpha1.ProviderReasonInvalidEndpoint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

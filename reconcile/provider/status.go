@@ -65,13 +65,13 @@ func groupFindings(findings []rules.Finding) findingGroups {
 	var g findingGroups
 	for _, f := range findings {
 		switch f.Condition {
-		case ConditionSecretFound:
+		case v1alpha1.ProviderConditionSecretFound:
 			g.secretFound = append(g.secretFound, f)
-		case ConditionCredentialConfigured:
+		case v1alpha1.ProviderConditionCredentialConfigured:
 			g.credentialConfigured = append(g.credentialConfigured, f)
-		case ConditionModelValid:
+		case v1alpha1.ProviderConditionModelValid:
 			g.modelValid = append(g.modelValid, f)
-		case ConditionAuthConfigured:
+		case v1alpha1.ProviderConditionAuthConfigured:
 			g.authConfigured = append(g.authConfigured, f)
 		case "":
 			if f.Severity == rules.SeverityWarn {
@@ -121,12 +121,12 @@ func computeStatus(p *v1alpha1.Provider, obs observation, now metav1.Time, grace
 	setSecretFoundCondition(&st, p, g.secretFound, obs.secretKey, now)
 	setCredentialConfiguredCondition(&st, p, g, obs.secretKey, now)
 	if obs.credentialPending {
-		setPendingCondition(&st, ConditionCredentialValid, gen, "the credential has not been probed yet: the vendor probe is queued", now)
+		setPendingCondition(&st, v1alpha1.ProviderConditionCredentialValid, gen, "the credential has not been probed yet: the vendor probe is queued", now)
 	} else {
 		setCredentialValidCondition(&st, p, secretCredentialUsable(p, g, obs.secretKey), obs.credential, now)
 	}
 	if obs.endpointPending {
-		setPendingCondition(&st, ConditionEndpointReachable, gen, "the endpoint has not been probed yet: the health check is queued", now)
+		setPendingCondition(&st, v1alpha1.ProviderConditionEndpointReachable, gen, "the endpoint has not been probed yet: the health check is queued", now)
 	} else {
 		setEndpointReachableCondition(&st, gen, obs.endpoint, now)
 	}
@@ -146,11 +146,11 @@ func computeStatus(p *v1alpha1.Provider, obs observation, now metav1.Time, grace
 func setSecretFoundCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, findings []rules.Finding, key string, now metav1.Time) {
 	ref := secretRefOf(p)
 	if ref == nil {
-		conditions.Remove(&st.Conditions, ConditionSecretFound)
+		conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionSecretFound)
 		return
 	}
 	ok := fmt.Sprintf("Secret %q holds key %q", ref.Name, key)
-	conditions.Set(&st.Conditions, conditions.FromFindings(ConditionSecretFound, findings, ReasonSecretKeyFound, ok, ReasonSecretNotFound, p.Generation), now)
+	conditions.Set(&st.Conditions, conditions.FromFindings(v1alpha1.ProviderConditionSecretFound, findings, v1alpha1.ProviderReasonSecretKeyFound, ok, v1alpha1.ProviderReasonSecretNotFound, p.Generation), now)
 }
 
 // setCredentialConfiguredCondition: present only when spec.credential is set.
@@ -164,10 +164,10 @@ func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.P
 		// No credential: absent, unless the type needs one
 		// (provider/credential-required).
 		if len(g.credentialConfigured) == 0 {
-			conditions.Remove(&st.Conditions, ConditionCredentialConfigured)
+			conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionCredentialConfigured)
 			return
 		}
-		conditions.Set(&st.Conditions, conditions.FromFindings(ConditionCredentialConfigured, g.credentialConfigured, "", "", ReasonInvalidSpec, p.Generation), now)
+		conditions.Set(&st.Conditions, conditions.FromFindings(v1alpha1.ProviderConditionCredentialConfigured, g.credentialConfigured, "", "", v1alpha1.ProviderReasonInvalidSpec, p.Generation), now)
 		return
 	}
 	findings := g.credentialConfigured
@@ -177,15 +177,15 @@ func setCredentialConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.P
 	var cond metav1.Condition
 	switch {
 	case len(findings) > 0:
-		cond = conditions.FromFindings(ConditionCredentialConfigured, findings, "", "", ReasonInvalidSpec, p.Generation)
+		cond = conditions.FromFindings(v1alpha1.ProviderConditionCredentialConfigured, findings, "", "", v1alpha1.ProviderReasonInvalidSpec, p.Generation)
 	case c.SecretRef != nil:
-		cond = trueCondition(ConditionCredentialConfigured, ReasonSecretRefConfigured,
+		cond = trueCondition(v1alpha1.ProviderConditionCredentialConfigured, v1alpha1.ProviderReasonSecretRefConfigured,
 			fmt.Sprintf("credential read from key %q of Secret %q", key, c.SecretRef.Name), p.Generation)
 	case c.EnvVar != "":
-		cond = trueCondition(ConditionCredentialConfigured, ReasonEnvVarConfigured,
+		cond = trueCondition(v1alpha1.ProviderConditionCredentialConfigured, v1alpha1.ProviderReasonEnvVarConfigured,
 			fmt.Sprintf("credential read from environment variable %s in the consuming pod", c.EnvVar), p.Generation)
 	default:
-		cond = trueCondition(ConditionCredentialConfigured, ReasonFilePathConfigured,
+		cond = trueCondition(v1alpha1.ProviderConditionCredentialConfigured, v1alpha1.ProviderReasonFilePathConfigured,
 			fmt.Sprintf("credential read from file %s in the consuming pod", c.FilePath), p.Generation)
 	}
 	conditions.Set(&st.Conditions, cond, now)
@@ -204,29 +204,29 @@ func setCredentialValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provid
 	var cond metav1.Condition
 	switch {
 	case c == nil:
-		conditions.Remove(&st.Conditions, ConditionCredentialValid)
+		conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionCredentialValid)
 		return
 	case c.SecretRef == nil:
-		cond = unknownCondition(ConditionCredentialValid, ReasonValidationNotSupported,
+		cond = unknownCondition(v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderReasonValidationNotSupported,
 			"the operator cannot see the consuming pod's environment or files; the credential is read there at resolution", gen)
 	case platformHosted(p):
-		cond = unknownCondition(ConditionCredentialValid, ReasonValidationNotSupported,
+		cond = unknownCondition(v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderReasonValidationNotSupported,
 			"a platform-hosted provider is not probed", gen)
 	case !hasCredentialProbe(p.Spec.Type):
-		cond = unknownCondition(ConditionCredentialValid, ReasonValidationNotSupported,
+		cond = unknownCondition(v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderReasonValidationNotSupported,
 			fmt.Sprintf("there is no credential probe for type %s", p.Spec.Type), gen)
 	case !usable || outcome == nil:
-		conditions.Remove(&st.Conditions, ConditionCredentialValid)
+		conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionCredentialValid)
 		return
 	case outcome.Withheld != "":
-		cond = unknownCondition(ConditionCredentialValid, outcome.Withheld, outcome.Detail, gen)
+		cond = unknownCondition(v1alpha1.ProviderConditionCredentialValid, outcome.Withheld, outcome.Detail, gen)
 	case outcome.StatusCode >= 200 && outcome.StatusCode < 300:
-		cond = trueCondition(ConditionCredentialValid, ReasonCredentialAccepted, "the vendor accepted the credential: "+outcome.Detail, gen)
+		cond = trueCondition(v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderReasonCredentialAccepted, "the vendor accepted the credential: "+outcome.Detail, gen)
 	case outcome.StatusCode == 401 || outcome.StatusCode == 403:
-		cond = metav1.Condition{Type: ConditionCredentialValid, Status: metav1.ConditionFalse, Reason: ReasonCredentialRejected,
+		cond = metav1.Condition{Type: v1alpha1.ProviderConditionCredentialValid, Status: metav1.ConditionFalse, Reason: v1alpha1.ProviderReasonCredentialRejected,
 			Message: "the vendor rejected the credential: " + outcome.Detail, ObservedGeneration: gen}
 	default:
-		cond = unknownCondition(ConditionCredentialValid, ReasonCredentialValidationError,
+		cond = unknownCondition(v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderReasonCredentialValidationError,
 			"the credential could not be validated (retried): "+outcome.Detail, gen)
 	}
 	conditions.Set(&st.Conditions, cond, now)
@@ -239,17 +239,17 @@ func setCredentialValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provid
 // Ready grace is measured from it.
 func setEndpointReachableCondition(st *v1alpha1.ProviderStatus, gen int64, outcome *ProbeOutcome, now metav1.Time) {
 	if outcome == nil {
-		conditions.Remove(&st.Conditions, ConditionEndpointReachable)
+		conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionEndpointReachable)
 		return
 	}
 	var cond metav1.Condition
 	switch {
 	case outcome.Withheld != "":
-		cond = unknownCondition(ConditionEndpointReachable, outcome.Withheld, outcome.Detail, gen)
+		cond = unknownCondition(v1alpha1.ProviderConditionEndpointReachable, outcome.Withheld, outcome.Detail, gen)
 	case outcome.StatusCode > 0:
-		cond = trueCondition(ConditionEndpointReachable, ReasonEndpointResponded, outcome.Detail, gen)
+		cond = trueCondition(v1alpha1.ProviderConditionEndpointReachable, v1alpha1.ProviderReasonEndpointResponded, outcome.Detail, gen)
 	default:
-		cond = metav1.Condition{Type: ConditionEndpointReachable, Status: metav1.ConditionFalse, Reason: outcome.Failure,
+		cond = metav1.Condition{Type: v1alpha1.ProviderConditionEndpointReachable, Status: metav1.ConditionFalse, Reason: outcome.Failure,
 			Message: outcome.Detail, ObservedGeneration: gen}
 	}
 	conditions.Set(&st.Conditions, cond, now)
@@ -264,31 +264,31 @@ func setPendingCondition(st *v1alpha1.ProviderStatus, condType string, gen int64
 	if c := meta.FindStatusCondition(st.Conditions, condType); c != nil && c.ObservedGeneration == gen {
 		return
 	}
-	conditions.Set(&st.Conditions, unknownCondition(condType, ReasonProbePending, msg, gen), now)
+	conditions.Set(&st.Conditions, unknownCondition(condType, v1alpha1.ProviderReasonProbePending, msg, gen), now)
 }
 
 // setAuthConfiguredCondition: present only on a platform-hosted provider;
 // False with the first finding about its platform or auth.
 func setAuthConfiguredCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, findings []rules.Finding, now metav1.Time) {
 	if !platformHosted(p) {
-		conditions.Remove(&st.Conditions, ConditionAuthConfigured)
+		conditions.Remove(&st.Conditions, v1alpha1.ProviderConditionAuthConfigured)
 		return
 	}
 	ok := "platform auth configured"
 	if p.Spec.Platform != nil && p.Spec.Auth != nil {
 		ok = fmt.Sprintf("auth %s on platform %s", p.Spec.Auth.Type, p.Spec.Platform.Type)
 	}
-	conditions.Set(&st.Conditions, conditions.FromFindings(ConditionAuthConfigured, findings, ReasonPlatformAuthConfigured, ok, ReasonInvalidAuth, p.Generation), now)
+	conditions.Set(&st.Conditions, conditions.FromFindings(v1alpha1.ProviderConditionAuthConfigured, findings, v1alpha1.ProviderReasonPlatformAuthConfigured, ok, v1alpha1.ProviderReasonInvalidAuth, p.Generation), now)
 }
 
 // setModelValidCondition: False/ModelMissing from provider/model-required,
 // its message followed by model IDs for the type; True otherwise.
 func setModelValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, findings []rules.Finding, now metav1.Time) {
-	reason, ok := ReasonModelSet, fmt.Sprintf("model %q", p.Spec.Model)
+	reason, ok := v1alpha1.ProviderReasonModelSet, fmt.Sprintf("model %q", p.Spec.Model)
 	if p.Spec.Model == "" {
-		reason, ok = ReasonModelNotRequired, fmt.Sprintf("type %s needs no model", p.Spec.Type)
+		reason, ok = v1alpha1.ProviderReasonModelNotRequired, fmt.Sprintf("type %s needs no model", p.Spec.Type)
 	}
-	cond := conditions.FromFindings(ConditionModelValid, findings, reason, ok, ReasonModelMissing, p.Generation)
+	cond := conditions.FromFindings(v1alpha1.ProviderConditionModelValid, findings, reason, ok, v1alpha1.ProviderReasonModelMissing, p.Generation)
 	if cond.Status == metav1.ConditionFalse {
 		if s := ModelSuggestions(p); s != "" {
 			cond.Message += "; set spec.model, e.g. " + s
@@ -301,31 +301,31 @@ func setModelValidCondition(st *v1alpha1.ProviderStatus, p *v1alpha1.Provider, f
 // spec's three, then AuthConfigured on a platform-hosted provider. A False
 // one makes Ready False with its reason and the phase Error. Unknown does not
 // (CredentialValid is Unknown for every envVar and filePath credential).
-var readyOrder = []string{ConditionCredentialValid, ConditionCredentialConfigured, ConditionModelValid, ConditionAuthConfigured}
+var readyOrder = []string{v1alpha1.ProviderConditionCredentialValid, v1alpha1.ProviderConditionCredentialConfigured, v1alpha1.ProviderConditionModelValid, v1alpha1.ProviderConditionAuthConfigured}
 
 // readiness is the Ready condition and phase.
 func readiness(st *v1alpha1.ProviderStatus, gen int64, other []rules.Finding, now metav1.Time, grace time.Duration) (metav1.Condition, v1alpha1.ProviderPhase) {
 	for _, t := range readyOrder {
 		if c := meta.FindStatusCondition(st.Conditions, t); c != nil && c.Status == metav1.ConditionFalse {
-			return metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: c.Reason,
+			return metav1.Condition{Type: v1alpha1.ProviderConditionReady, Status: metav1.ConditionFalse, Reason: c.Reason,
 				Message: t + ": " + c.Message, ObservedGeneration: gen}, v1alpha1.ProviderPhaseError
 		}
 	}
 	if len(other) > 0 {
-		return conditions.FromFindings(ConditionReady, other, "", "", ReasonInvalidSpec, gen), v1alpha1.ProviderPhaseError
+		return conditions.FromFindings(v1alpha1.ProviderConditionReady, other, "", "", v1alpha1.ProviderReasonInvalidSpec, gen), v1alpha1.ProviderPhaseError
 	}
-	if e := meta.FindStatusCondition(st.Conditions, ConditionEndpointReachable); e != nil && e.Status == metav1.ConditionFalse {
+	if e := meta.FindStatusCondition(st.Conditions, v1alpha1.ProviderConditionEndpointReachable); e != nil && e.Status == metav1.ConditionFalse {
 		since := e.LastTransitionTime
 		if now.Sub(since.Time) > grace {
-			return metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: e.Reason,
+			return metav1.Condition{Type: v1alpha1.ProviderConditionReady, Status: metav1.ConditionFalse, Reason: e.Reason,
 				Message:            fmt.Sprintf("EndpointReachable: failing since %s, more than %s: %s", since.UTC().Format(time.RFC3339), grace, e.Message),
 				ObservedGeneration: gen}, v1alpha1.ProviderPhaseUnavailable
 		}
-		return trueCondition(ConditionReady, ReasonEndpointProbeFailing,
+		return trueCondition(v1alpha1.ProviderConditionReady, v1alpha1.ProviderReasonEndpointProbeFailing,
 			fmt.Sprintf("endpoint health check failing since %s (%s: %s); the provider becomes Unavailable after %s of failures",
 				since.UTC().Format(time.RFC3339), e.Reason, e.Message, grace), gen), v1alpha1.ProviderPhaseReady
 	}
-	return trueCondition(ConditionReady, ReasonProviderReady, "the provider is usable", gen), v1alpha1.ProviderPhaseReady
+	return trueCondition(v1alpha1.ProviderConditionReady, v1alpha1.ProviderReasonProviderReady, "the provider is usable", gen), v1alpha1.ProviderPhaseReady
 }
 
 // setReadyCondition: False with the first failing condition's reason

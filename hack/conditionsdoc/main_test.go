@@ -1,0 +1,140 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/altairalabs/omnia/rules"
+)
+
+// root is the repository root, where the generator runs.
+const root = "../.."
+
+func TestConditionsDocUpToDate(t *testing.T) {
+	kinds, err := parseConditions(filepath.Join(root, "api/v1alpha1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := render(&b, kinds, rules.Default.Rules()); err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join(root, "docs/conditions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(committed) {
+		t.Fatal("docs/conditions.md is stale: run `go run ./hack/conditionsdoc > docs/conditions.md`")
+	}
+}
+
+// TestRulesReportDocumentedConditions: a rule's condition and reason are
+// among its kind's declared ones, so the page lists every condition a
+// finding can set.
+func TestRulesReportDocumentedConditions(t *testing.T) {
+	kinds, err := parseConditions(filepath.Join(root, "api/v1alpha1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]map[string]map[string]bool{} // kind → type → reasons
+	for _, k := range kinds {
+		types := map[string]map[string]bool{}
+		for _, ct := range k.Types {
+			reasons := map[string]bool{}
+			for _, r := range append(append([]constant{}, ct.Reasons...), k.Shared...) {
+				reasons[r.Value] = true
+			}
+			types[ct.Value] = reasons
+		}
+		declared[k.Kind] = types
+	}
+	for _, r := range rules.Default.Rules() {
+		if r.Condition == "" {
+			continue
+		}
+		for _, kind := range r.Kinds {
+			types, ok := declared[kind]
+			if !ok {
+				continue
+			}
+			reasons, ok := types[r.Condition]
+			if !ok {
+				t.Errorf("rule %s sets %s condition %q, which api/v1alpha1 does not declare", r.ID, kind, r.Condition)
+				continue
+			}
+			if r.Reason != "" && !reasons[r.Reason] {
+				t.Errorf("rule %s gives %s condition %s the reason %q, which is not declared with it", r.ID, kind, r.Condition, r.Reason)
+			}
+		}
+	}
+}
+
+func TestParseConditionsLayout(t *testing.T) {
+	tests := []struct {
+		name, src, wantErr string
+	}{
+		{name: "a type and its reasons", src: `package v1alpha1
+const (
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = "Ready"
+	// WidgetReasonWorks (Ready=True): it does.
+	WidgetReasonWorks = "Works"
+)
+`},
+		{name: "a reason without a comment", src: `package v1alpha1
+const (
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = "Ready"
+	WidgetReasonWorks = "Works"
+)
+`, wantErr: "has no doc comment"},
+		{name: "a type after a reason", src: `package v1alpha1
+const (
+	// WidgetReasonWorks: it does.
+	WidgetReasonWorks = "Works"
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = "Ready"
+)
+`, wantErr: "not the first constant"},
+		{name: "two kinds in one file", src: `package v1alpha1
+const (
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = "Ready"
+)
+const (
+	// GadgetConditionReady says the gadget works.
+	GadgetConditionReady = "Ready"
+)
+`, wantErr: "one kind per file"},
+		{name: "a value that is not a literal", src: `package v1alpha1
+const (
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = other
+)
+`, wantErr: "string literal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "widget_conditions.go"), []byte(tt.src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			kinds, err := parseConditions(dir)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(kinds) != 1 || kinds[0].Kind != "Widget" || len(kinds[0].Types) != 1 || len(kinds[0].Types[0].Reasons) != 1 ||
+					kinds[0].Types[0].Reasons[0].Doc != "(Ready=True): it does." {
+					t.Fatalf("parsed %+v", kinds)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
