@@ -60,18 +60,11 @@ func RecordSpecFailure(r ginkgo.SpecReport) {
 	}
 }
 
-// NewSuite makes the suite's log directory; call it from BeforeSuite. A
-// failure later in the BeforeSuite keeps the logs too (the specs are then
-// skipped, so no spec report says so).
+// NewSuite makes the suite's log directory; call it from BeforeSuite.
 func NewSuite(name string) *Suite {
 	ginkgo.GinkgoHelper()
 	dir, err := os.MkdirTemp("", "omnia-e2e-"+name+"-")
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	ginkgo.DeferCleanup(func() {
-		if ginkgo.CurrentSpecReport().Failed() {
-			specFailed.Store(true)
-		}
-	})
 	return &Suite{Name: name, LogDir: dir, started: time.Now()}
 }
 
@@ -114,7 +107,10 @@ func (s *Suite) Stop(checks ...func() error) {
 	}
 	ginkgo.GinkgoWriter.Printf("%s e2e suite took %s\n", s.Name, time.Since(s.started).Round(time.Second))
 	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(s.LogDir, err != nil || specFailed.Load() || ginkgo.CurrentSpecReport().Failed(), ginkgo.GinkgoWriter)
+	// No client means the start failed: the specs were skipped, so no spec
+	// report says so, and the cluster's logs say why.
+	startFailed := s.Client == nil
+	controlplane.KeepLogsIfFailed(s.LogDir, err != nil || startFailed || specFailed.Load(), ginkgo.GinkgoWriter)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 }
 
