@@ -16,9 +16,10 @@ import (
 )
 
 // The setup and teardown every e2e suite that runs the operator binary
-// shares (test/e2e and its per-group packages): one client with the
-// project's kinds, the operator stopped with its permission refusals
-// checked, the cluster stopped, and its logs kept only when a spec failed.
+// shares (test/e2e and its per-group packages, through test/e2e/framework):
+// one client with the project's kinds, the operator stopped with its
+// permission refusals checked, the cluster stopped, and its logs kept only
+// when a spec failed.
 
 // NewClient returns a client for cfg whose scheme holds client-go's kinds,
 // the omnia.altairalabs.ai kinds, and what each of extra adds (e.g. the

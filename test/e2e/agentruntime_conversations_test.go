@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The conditions that report how an agent's conversations are kept
@@ -21,14 +22,14 @@ var _ = Describe("AgentRuntime conversations", func() {
 	ctx := context.Background()
 
 	It("reports SessionRecording, A2ATaskStoreShared, PrivacyPolicyResolved and status.a2a, and runs either way", func() {
-		ns := freshNamespace("e2e-agent-conversations")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-conversations")
 		createExampleDeps(ns, ExampleDeps{})
 		ar := exampleAgent(ns)
 		// The example autoscales up to 20 replicas; an a2a facade with the
 		// default memory task store beside its websocket facade.
 		ar.Spec.Facades = append(ar.Spec.Facades, v1alpha1.AgentRuntimeFacade{Type: v1alpha1.AgentRuntimeFacadeTypeA2A,
 			A2A: &v1alpha1.AgentRuntimeFacadeA2A{}})
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 
 		By("running without a Workspace: not recorded, tasks per replica, no privacy policy")
 		got := waitAgentRunning(ns, exampleAgentName)
@@ -44,8 +45,8 @@ var _ = Describe("AgentRuntime conversations", func() {
 		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 		ws.Spec.Namespace.Name = ns
 		ws.Spec.Services = []v1alpha1.WorkspaceServiceGroup{{Name: "default", Session: &v1alpha1.WorkspaceServiceBlock{Enabled: ptr.To(true)}}}
-		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-		DeferCleanup(func() { _ = k8sClient.Delete(context.Background(), ws) })
+		Expect(suite.Client.Create(ctx, ws)).To(Succeed())
+		DeferCleanup(func() { _ = suite.Client.Delete(context.Background(), ws) })
 		waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionSessionRecording)).To(Equal("True/" + v1alpha1.AgentRuntimeReasonSessionServiceFound))
 		})
@@ -59,8 +60,8 @@ var _ = Describe("AgentRuntime conversations", func() {
 				}
 			}
 			cur.Spec.PrivacyPolicyRef = &v1alpha1.LocalObjectReference{Name: "strict"}
-			g.Expect(k8sClient.Update(ctx, cur)).To(Succeed())
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+			g.Expect(suite.Client.Update(ctx, cur)).To(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 		got = waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionA2ATaskStoreShared)).To(Equal("True/" + v1alpha1.AgentRuntimeReasonRedisTaskStore))
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionPrivacyPolicyResolved)).To(Equal("True/" + v1alpha1.AgentRuntimeReasonAgentPolicy))
@@ -71,8 +72,8 @@ var _ = Describe("AgentRuntime conversations", func() {
 		Eventually(func(g Gomega) {
 			cur := getAgent(g, ns, exampleAgentName)
 			cur.Spec.Facades = cur.Spec.Facades[:1]
-			g.Expect(k8sClient.Update(ctx, cur)).To(Succeed())
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+			g.Expect(suite.Client.Update(ctx, cur)).To(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 		waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionA2ATaskStoreShared)).To(BeEmpty())
 			g.Expect(ar.Status.A2A).To(BeNil())

@@ -26,6 +26,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // An agent's life after it is admitted, in the operator binary on the local
@@ -80,13 +81,13 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 	ctx := context.Background()
 
 	It("applies an HPA and a ScaledObject with the spec's settings", func() {
-		ns := freshNamespace("e2e-agent-autoscale")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-autoscale")
 		createExampleDeps(ns, ExampleDeps{})
 		hpaAgent := agentWithAutoscaling(ns, "hpa-agent", specHPAExample)
 		kedaAgent := agentWithAutoscaling(ns, "keda-agent", specKEDAExample)
 		kedaDefault := agentWithAutoscaling(ns, "keda-default-agent", "{enabled: true, type: keda}")
 		for _, ar := range []*v1alpha1.AgentRuntime{hpaAgent, kedaAgent, kedaDefault} {
-			Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+			Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		}
 
 		By("an autoscaling/v2 HPA owned by the HPA agent, with the example's bounds and targets and the fixed behaviour")
@@ -94,7 +95,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionAutoscalingReady)).To(Equal("True/Scaling"), conditionSummary(ar))
 		})
 		hpa := &autoscalingv2.HorizontalPodAutoscaler{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: hpaAgent.Name}, hpa)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hpaAgent.Name}, hpa)).To(Succeed())
 		Expect(metav1.IsControlledBy(hpa, ar)).To(BeTrue(), "the HPA is controlled by its agent: %v", hpa.OwnerReferences)
 		Expect(hpa.Spec.ScaleTargetRef).To(Equal(autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: hpaAgent.Name}))
 		Expect(hpa.Spec.MinReplicas).To(HaveValue(BeEquivalentTo(2)))
@@ -127,7 +128,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 			g.Expect(replicasManagers(g, d)).NotTo(ContainElement(HavePrefix(operatorManagerPrefix)),
 				"spec.replicas is not the operator's")
 			g.Expect(d.Status.ReadyReplicas).To(BeEquivalentTo(2))
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 		noObject(ctx, newUnstructured(scaledObjectGVK.GroupVersion().String(), scaledObjectGVK.Kind), ns, hpaAgent.Name, "an HPA agent has no ScaledObject")
 
 		By("a ScaledObject with the KEDA example's settings and triggers")
@@ -152,7 +153,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(replicasManagers(g, agentDeployment(g, ns, kedaAgent.Name))).NotTo(ContainElement(HavePrefix(operatorManagerPrefix)),
 				"spec.replicas is not the operator's")
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("the default Prometheus trigger for a KEDA agent without triggers, with the defaults")
 		waitAgent(ns, kedaDefault.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
@@ -173,9 +174,9 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 	})
 
 	It("reaps an idle agent and the garbage collector removes what it owned", func() {
-		ns := freshNamespace("e2e-agent-idle")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-idle")
 		createExampleDeps(ns, ExampleDeps{})
-		Expect(k8sClient.Create(ctx, exampleAgent(ns))).To(Succeed())
+		Expect(suite.Client.Create(ctx, exampleAgent(ns))).To(Succeed())
 		ar := waitAgentRunning(ns, exampleAgentName)
 
 		owned := []struct {
@@ -192,10 +193,10 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		}
 		Eventually(func(g Gomega) {
 			for _, o := range owned {
-				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, o.obj)).To(Succeed(), "%s %s", o.kind, o.name)
+				g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, o.obj)).To(Succeed(), "%s %s", o.kind, o.name)
 				g.Expect(metav1.IsControlledBy(o.obj, ar)).To(BeTrue(), "%s %s is owned by the agent", o.kind, o.name)
 			}
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 		deployment := agentDeployment(Default, ns, exampleAgentName)
 		Expect(agentPods(Default, deployment)).NotTo(BeEmpty())
 
@@ -210,9 +211,9 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		patchAnnotation(ctx, ar, rules.AgentRuntimeIdleTimeoutAnnotation, timeout.String())
 
 		Eventually(func(g Gomega) {
-			err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ar), &v1alpha1.AgentRuntime{})
+			err := suite.Client.Get(ctx, client.ObjectKeyFromObject(ar), &v1alpha1.AgentRuntime{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the idle agent is deleted (got %v)", err)
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("recording a Normal IdleReaped event")
 		Eventually(func(g Gomega) {
@@ -220,24 +221,24 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 				HaveField("Type", corev1.EventTypeNormal), HaveField("Reason", "IdleReaped"),
 				HaveField("Note", ContainSubstring(timeout.String())),
 			)))
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("the garbage collector removing its Deployment, pods, Service, ServiceAccount, Role, RoleBinding and ScaledObject")
 		Eventually(func(g Gomega) {
 			for _, o := range owned {
-				err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, o.obj)
+				err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, o.obj)
 				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%s %s is garbage-collected (got %v)", o.kind, o.name, err)
 			}
 			g.Expect(agentPods(g, deployment)).To(BeEmpty(), "the Deployment's pods are gone")
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 	})
 
 	It("keeps an agent with an invalid idle-timeout, with IdleTimeoutValid False and a Warning", func() {
-		ns := freshNamespace("e2e-agent-idlebad")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-idlebad")
 		createExampleDeps(ns, ExampleDeps{})
 		bad := exampleAgent(ns)
 		bad.Annotations = map[string]string{rules.AgentRuntimeIdleTimeoutAnnotation: "soon"}
-		Expect(k8sClient.Create(ctx, bad)).To(Succeed(), "the webhook only warns about the value")
+		Expect(suite.Client.Create(ctx, bad)).To(Succeed(), "the webhook only warns about the value")
 
 		ar := waitAgent(ns, bad.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionIdleTimeoutValid)).To(Equal("False/InvalidIdleTimeout"), conditionSummary(ar))
@@ -248,7 +249,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 			g.Expect(agentEvents(g, ns, ar.UID)).To(ContainElement(And(
 				HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", "InvalidIdleTimeout"),
 			)))
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("running it rather than deleting it")
 		// An invalid value gives no deadline: the agent is reconciled as
@@ -259,15 +260,15 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 	})
 
 	It("clamps an agent's replicas to the Workspace quota and holds an agent beyond maxAgentRuntimes", func() {
-		ns := freshNamespace("e2e-agent-quota")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-quota")
 		createExampleDeps(ns, ExampleDeps{})
 		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 		ws.Spec.Namespace.Name = ns
 		ws.Spec.Quotas = &v1alpha1.WorkspaceQuotas{Agents: &v1alpha1.WorkspaceAgentQuota{
 			MaxAgentRuntimes: ptr.To[int32](1), MaxReplicasPerAgent: ptr.To[int32](2),
 		}}
-		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ws))).To(Succeed()) })
+		Expect(suite.Client.Create(ctx, ws)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, ws))).To(Succeed()) })
 
 		// Static replicas: the example's KEDA block is removed (no
 		// Workspace service group gives a default either).
@@ -275,7 +276,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		first.Name = "first-agent"
 		first.Spec.Runtime.Autoscaling = nil
 		first.Spec.Runtime.Replicas = ptr.To[int32](4)
-		Expect(k8sClient.Create(ctx, first)).To(Succeed())
+		Expect(suite.Client.Create(ctx, first)).To(Succeed())
 
 		By("running the first agent at maxReplicasPerAgent, 2 ready pods")
 		ar := waitAgent(ns, first.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
@@ -296,14 +297,14 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 				}
 			}
 			g.Expect(ready).To(Equal(2), "two ready pods, not four")
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("holding a second agent: maxAgentRuntimes is 1")
 		second := exampleAgent(ns)
 		second.Name = "second-agent"
 		second.Spec.Runtime.Autoscaling = nil
 		second.Spec.Runtime.Replicas = ptr.To[int32](1)
-		Expect(k8sClient.Create(ctx, second)).To(Succeed())
+		Expect(suite.Client.Create(ctx, second)).To(Succeed())
 		ar = waitAgent(ns, second.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(
 				Equal("False/"+rules.AgentRuntimeReasonAgentRuntimeQuotaExceeded), conditionSummary(ar))
@@ -312,11 +313,11 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionReady)).To(Equal("False/" + rules.AgentRuntimeReasonWorkspaceQuotaExceeded))
 		// The reconcile that wrote this status would have applied the
 		// workload first had the quota admitted the agent.
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: second.Name}, &appsv1.Deployment{})
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: second.Name}, &appsv1.Deployment{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Deployment for an agent the Workspace has not admitted (got %v)", err)
 
 		By("admitting the second agent once the first is deleted")
-		Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+		Expect(suite.Client.Delete(ctx, first)).To(Succeed())
 		ar = waitAgentRunning(ns, second.Name)
 		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(Equal("True/" + rules.AgentRuntimeReasonQuotaSatisfied))
 	})
@@ -377,7 +378,7 @@ func newUnstructured(apiVersion, kind string) *unstructured.Unstructured {
 // no KEDA Go types.
 func scaledObject(ns, name string) *unstructured.Unstructured {
 	u := newUnstructured(scaledObjectGVK.GroupVersion().String(), scaledObjectGVK.Kind)
-	Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
+	Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
 	return u
 }
 
@@ -402,7 +403,7 @@ func scaledObjectTriggers(so *unstructured.Unstructured) []trigger {
 // noObject asserts that ns/name of the given kind does not exist.
 func noObject(ctx context.Context, obj client.Object, ns, name, why string) {
 	GinkgoHelper()
-	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
+	err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
 	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%s (got %v)", why, err)
 }
 
@@ -411,14 +412,14 @@ func noObject(ctx context.Context, obj client.Object, ns, name, why string) {
 func patchAnnotation(ctx context.Context, ar *v1alpha1.AgentRuntime, key, value string) {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Patch(ctx, ar.DeepCopy(), client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+	Expect(suite.Client.Patch(ctx, ar.DeepCopy(), client.RawPatch(types.MergePatchType, patch))).To(Succeed())
 }
 
 // agentEvents lists the events.k8s.io Events in ns about the object with
 // the given UID (the agent: its events outlive it).
 func agentEvents(g Gomega, ns string, uid types.UID) []eventsv1.Event {
 	list := &eventsv1.EventList{}
-	g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	g.Expect(suite.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
 	var out []eventsv1.Event
 	for _, e := range list.Items {
 		if e.Regarding.UID == uid {

@@ -16,6 +16,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The AgentRuntime controller in the operator binary, on the local cluster:
@@ -30,9 +31,9 @@ var _ = Describe("AgentRuntime", func() {
 	ctx := context.Background()
 
 	It("runs the spec's complete example with ready replicas, shown by `kubectl get agent`", func() {
-		ns := freshNamespace("e2e-agent-example")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-example")
 		createExampleDeps(ns, ExampleDeps{})
-		Expect(k8sClient.Create(ctx, exampleAgent(ns))).To(Succeed())
+		Expect(suite.Client.Create(ctx, exampleAgent(ns))).To(Succeed())
 
 		ar := waitAgentRunning(ns, exampleAgentName)
 		for _, t := range []string{
@@ -60,7 +61,7 @@ var _ = Describe("AgentRuntime", func() {
 			g.Expect(ready).To(BeEquivalentTo(d.Status.ReadyReplicas))
 			g.Expect(getAgent(g, ns, exampleAgentName).Status.Replicas.Ready).To(Equal(d.Status.ReadyReplicas),
 				"status.replicas.ready follows the Deployment")
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 
 		By("showing the phase, ready replicas and version in `kubectl get agent`")
 		Eventually(func(g Gomega) {
@@ -76,14 +77,14 @@ var _ = Describe("AgentRuntime", func() {
 				HaveKey("AGE"),
 			))
 			g.Expect(ready).To(BeNumerically(">", 0))
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 	})
 
 	It("holds an agent Pending while a Provider is not Ready, and runs it once the Provider is", func() {
-		ns := freshNamespace("e2e-agent-provider")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-provider")
 		createExampleDeps(ns, ExampleDeps{NoProviderSecret: true})
-		waitProviderPhase(ns, exampleProvider, v1alpha1.ProviderPhaseError)
-		Expect(k8sClient.Create(ctx, exampleAgent(ns))).To(Succeed())
+		framework.WaitProviderPhase(suite.Client, ns, exampleProvider, v1alpha1.ProviderPhaseError)
+		Expect(suite.Client.Create(ctx, exampleAgent(ns))).To(Succeed())
 
 		ar := waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(ar.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhasePending))
@@ -94,7 +95,7 @@ var _ = Describe("AgentRuntime", func() {
 			HavePrefix("["+providerReadyRule+"]"), "the condition names the rule")
 		// The reconcile that wrote this status applies the workload first
 		// when nothing holds it back: no Deployment means it was held.
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleAgentName}, &appsv1.Deployment{})
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleAgentName}, &appsv1.Deployment{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Deployment while a Provider is not Ready (got %v)", err)
 
 		By("creating the Providers' Secret: the Providers go Ready and the agent runs")
@@ -103,19 +104,19 @@ var _ = Describe("AgentRuntime", func() {
 	})
 
 	It("fails an agent whose PromptPack does not exist with PromptPackNotFound, and runs it once the pack is published", func() {
-		ns := freshNamespace("e2e-agent-nopack")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-nopack")
 		createExampleDeps(ns, ExampleDeps{NoPromptPack: true})
-		Expect(k8sClient.Create(ctx, exampleAgent(ns))).To(Succeed())
+		Expect(suite.Client.Create(ctx, exampleAgent(ns))).To(Succeed())
 
 		ar := waitAgentPhase(ns, exampleAgentName, v1alpha1.AgentRuntimePhaseFailed)
 		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionPromptPackReady)).To(Equal("False/PromptPackNotFound"))
 		c := meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionPromptPackReady)
 		Expect(c.Message).To(HavePrefix("[agentruntime/promptpack-resolves]"), "the condition names the rule")
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleAgentName}, &appsv1.Deployment{})
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleAgentName}, &appsv1.Deployment{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Deployment while the PromptPack is missing (got %v)", err)
 
 		By("publishing the PromptPack")
-		createPromptPack(ns, examplePackName, examplePackVersion)
+		framework.CreateReadyPromptPack(suite.Client, ns, examplePackName, examplePackVersion)
 		waitAgentRunning(ns, exampleAgentName)
 	})
 
@@ -129,8 +130,8 @@ var _ = Describe("AgentRuntime", func() {
 		}
 
 		By("the webhook refusing it in an ordinary namespace, naming the rule")
-		ns := freshNamespace("e2e-agent-reserved")
-		err := k8sClient.Create(ctx, withEnv(exampleAgent(ns)))
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-reserved")
+		err := suite.Client.Create(ctx, withEnv(exampleAgent(ns)))
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(And(ContainSubstring("[agentruntime/reserved-env-key]"), ContainSubstring("OMNIA_PACK_MODE")))
 
@@ -142,8 +143,8 @@ var _ = Describe("AgentRuntime", func() {
 		createExampleDeps(ns, ExampleDeps{})
 		DeferCleanup(deleteExampleDeps, ns)
 		ar := withEnv(exampleAgent(ns))
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ar))).To(Succeed()) })
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, ar))).To(Succeed()) })
 
 		got := waitAgentRunning(ns, ar.Name)
 		Expect(agentCondition(got, v1alpha1.AgentRuntimeConditionReservedEnvClean)).To(Equal("False/ReservedEnvKey"))
@@ -166,17 +167,17 @@ var _ = Describe("AgentRuntime", func() {
 				v, ok = containerEnvValue(spec, "runtime", kept.Name)
 				g.Expect(ok && v == kept.Value).To(BeTrue(), "an ordinary extraEnv entry is kept")
 			}
-		}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+		}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 	})
 
 	It("re-reconciles every agent that uses a Provider when the Provider is edited", func() {
-		ns := freshNamespace("e2e-agent-provedit")
+		ns := framework.CreateNamespace(suite.Client, "e2e-agent-provedit")
 		createExampleDeps(ns, ExampleDeps{})
 		first := exampleAgent(ns)
 		second := exampleAgent(ns)
 		second.Name = "second-agent"
 		for _, ar := range []*v1alpha1.AgentRuntime{first, second} {
-			Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+			Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		}
 		modelEnv := agentruntime.ProviderEnvPrefix("default") + "MODEL"
 		for _, ar := range []*v1alpha1.AgentRuntime{first, second} {
@@ -184,21 +185,21 @@ var _ = Describe("AgentRuntime", func() {
 			Eventually(func(g Gomega) {
 				v, _ := containerEnvValue(&agentDeployment(g, ns, ar.Name).Spec.Template.Spec, "runtime", modelEnv)
 				g.Expect(v).To(Equal("claude-sonnet-4-20250514"))
-			}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+			}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 		}
 
 		By("changing the Provider's model")
 		p := &v1alpha1.Provider{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleProvider}, p)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: exampleProvider}, p)).To(Succeed())
 		base := p.DeepCopy()
 		p.Spec.Model = "claude-opus-4-1-20250805"
-		Expect(k8sClient.Patch(ctx, p, client.MergeFrom(base))).To(Succeed())
+		Expect(suite.Client.Patch(ctx, p, client.MergeFrom(base))).To(Succeed())
 
 		for _, ar := range []*v1alpha1.AgentRuntime{first, second} {
 			Eventually(func(g Gomega) {
 				v, _ := containerEnvValue(&agentDeployment(g, ns, ar.Name).Spec.Template.Spec, "runtime", modelEnv)
 				g.Expect(v).To(Equal("claude-opus-4-1-20250805"), "agent %s's Deployment follows the edited Provider", ar.Name)
-			}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed())
+			}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed())
 			waitAgentRunning(ns, ar.Name)
 		}
 	})

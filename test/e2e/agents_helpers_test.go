@@ -15,13 +15,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -29,15 +27,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
-)
-
-// Generous bounds for what the operator and the cluster's controllers do
-// asynchronously: seconds normally, more on a shared, loaded machine.
-const (
-	agentEventually = 2 * time.Minute
-	agentPoll       = 250 * time.Millisecond
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The complete example's names (agentruntime.md#complete-example).
@@ -57,14 +48,6 @@ const (
 // exampleAgentFile is the complete example as committed for the API tests,
 // read rather than copied so the e2e runs exactly the spec's manifest.
 const exampleAgentFile = "config/samples/agentruntime/production-agent.yaml"
-
-// freshNamespace creates a namespace named <prefix>-<random> and returns
-// its name.
-func freshNamespace(prefix string) string {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
-	return ns.Name
-}
 
 // localVendor is a local HTTP server standing in for a model vendor and a
 // tool endpoint: a Provider's baseURL and a ToolRegistry handler point at
@@ -121,14 +104,14 @@ func createExampleDeps(ns string, deps ExampleDeps) {
 	if !deps.NoProviderSecret {
 		createProviderSecret(ns)
 	}
-	Expect(k8sClient.Create(ctx, &corev1.Secret{
+	Expect(suite.Client.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: exampleRedisSecret},
 		StringData: map[string]string{"url": "redis://redis.invalid:6379/0"},
 	})).To(Succeed())
 	for name, model := range map[string]string{exampleProvider: "claude-sonnet-4-20250514", exampleJudgeProvider: "claude-haiku-4-5"} {
-		Expect(k8sClient.Create(ctx, exampleProviderObject(ns, name, model, base))).To(Succeed())
+		Expect(suite.Client.Create(ctx, exampleProviderObject(ns, name, model, base))).To(Succeed())
 	}
-	Expect(k8sClient.Create(ctx, &v1alpha1.ToolRegistry{
+	Expect(suite.Client.Create(ctx, &v1alpha1.ToolRegistry{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: exampleToolRegistry},
 		Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{{
 			Name: "lookup", Type: v1alpha1.ToolRegistryHandlerTypeHTTP,
@@ -138,11 +121,11 @@ func createExampleDeps(ns string, deps ExampleDeps) {
 		}}},
 	})).To(Succeed())
 	if !deps.NoPromptPack {
-		createPromptPack(ns, examplePackName, examplePackVersion)
+		framework.CreateReadyPromptPack(suite.Client, ns, examplePackName, examplePackVersion)
 	}
 	if !deps.NoProviderSecret {
 		for _, name := range []string{exampleProvider, exampleJudgeProvider} {
-			waitProviderPhase(ns, name, v1alpha1.ProviderPhaseReady)
+			framework.WaitProviderPhase(suite.Client, ns, name, v1alpha1.ProviderPhaseReady)
 		}
 	}
 }
@@ -163,58 +146,23 @@ func exampleProviderObject(ns, name, model, baseURL string) *v1alpha1.Provider {
 
 // createProviderSecret creates the Providers' credential Secret in ns.
 func createProviderSecret(ns string) {
-	Expect(k8sClient.Create(context.Background(), &corev1.Secret{
+	Expect(suite.Client.Create(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: exampleProviderSecret},
 		StringData: map[string]string{"ANTHROPIC_API_KEY": exampleProviderAPIKey},
 	})).To(Succeed())
 }
 
-// createPromptPack creates a ConfigMap-sourced PromptPack <packName>-<version>
-// labelled with its pack name, whose pack.json matches it, and waits until
-// it is Ready.
-func createPromptPack(ns, packName, version string) {
-	ctx := context.Background()
-	name := packName + "-" + version
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
-		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.PromptPack{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
-	}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
-}
-
-// waitProviderPhase waits until the Provider ns/name reports phase.
-func waitProviderPhase(ns, name string, phase v1alpha1.ProviderPhase) {
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.Provider{}
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(phase))
-	}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed(), "Provider %s/%s reaches phase %s", ns, name, phase)
-}
-
 // getAgent reads the AgentRuntime ns/name.
 func getAgent(g Gomega, ns, name string) *v1alpha1.AgentRuntime {
 	ar := &v1alpha1.AgentRuntime{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
 	return ar
 }
 
 // agentCondition returns "<status>/<reason>" of the agent's condition of
 // type t, or "" when it is not set.
 func agentCondition(ar *v1alpha1.AgentRuntime, t string) string {
-	c := meta.FindStatusCondition(ar.Status.Conditions, t)
-	if c == nil {
-		return ""
-	}
-	return string(c.Status) + "/" + c.Reason
+	return framework.Condition(ar.Status.Conditions, t)
 }
 
 // waitAgent waits until check passes on the AgentRuntime ns/name, observed
@@ -225,7 +173,7 @@ func waitAgent(ns, name string, check func(g Gomega, ar *v1alpha1.AgentRuntime))
 		ar = getAgent(g, ns, name)
 		g.Expect(ar.Status.ObservedGeneration).To(Equal(ar.Generation), "the status is for the current generation")
 		check(g, ar)
-	}).WithTimeout(agentEventually).WithPolling(agentPoll).Should(Succeed(), "AgentRuntime %s/%s", ns, name)
+	}).WithTimeout(framework.Timeout).WithPolling(framework.Poll).Should(Succeed(), "AgentRuntime %s/%s", ns, name)
 	return ar
 }
 
@@ -260,7 +208,7 @@ func conditionSummary(ar *v1alpha1.AgentRuntime) string {
 // agentDeployment reads the agent's Deployment (named after the agent).
 func agentDeployment(g Gomega, ns, name string) *appsv1.Deployment {
 	d := &appsv1.Deployment{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
 	return d
 }
 
@@ -269,7 +217,7 @@ func agentPods(g Gomega, d *appsv1.Deployment) []corev1.Pod {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	g.Expect(err).NotTo(HaveOccurred())
 	pods := &corev1.PodList{}
-	g.Expect(k8sClient.List(context.Background(), pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel})).To(Succeed())
+	g.Expect(suite.Client.List(context.Background(), pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel})).To(Succeed())
 	return pods.Items
 }
 
@@ -310,11 +258,11 @@ func containerEnvValue(spec *corev1.PodSpec, container, name string) (string, bo
 // resource are the CRD's printer columns. group/version is e.g.
 // "omnia.altairalabs.ai/v1alpha1"; resource the plural ("agentruntimes").
 func serverTable(groupVersion, resource, ns string) (*metav1.Table, error) {
-	hc, err := rest.HTTPClientFor(env.Config)
+	hc, err := rest.HTTPClientFor(suite.Env.Config)
 	if err != nil {
 		return nil, err
 	}
-	url := strings.TrimRight(env.Config.Host, "/") + "/apis/" + groupVersion + "/namespaces/" + ns + "/" + resource
+	url := strings.TrimRight(suite.Env.Config.Host, "/") + "/apis/" + groupVersion + "/namespaces/" + ns + "/" + resource
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -383,6 +331,6 @@ func deleteExampleDeps(ns string) {
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: exampleRedisSecret}},
 	}
 	for _, o := range objs {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, o))).To(Succeed())
+		Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, o))).To(Succeed())
 	}
 }

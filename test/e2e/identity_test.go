@@ -19,7 +19,7 @@ import (
 // AfterSuite fails on any permission the API server refused it.
 var _ = Describe("the operator's identity", func() {
 	It("is its ServiceAccount, not system:masters, and holds only the generated permissions", func() {
-		cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(logDir, "operator.kubeconfig"))
+		cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(suite.LogDir, "operator.kubeconfig"))
 		Expect(err).NotTo(HaveOccurred())
 		cs, err := kubernetes.NewForConfig(cfg)
 		Expect(err).NotTo(HaveOccurred())

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The operator binary, as its ServiceAccount, validates a PromptPack's
@@ -21,20 +21,19 @@ var _ = Describe("PromptPack", func() {
 	ctx := context.Background()
 
 	It("is Ready with a matching pack.json, Invalid when it stops matching, Ready again when fixed", func() {
-		ns := fmt.Sprintf("pp-e2e-%d", time.Now().UnixNano()%1_000_000_000)
-		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		ns := framework.CreateNamespace(suite.Client, "pp-e2e")
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1"},
 			Data: map[string]string{"pack.json": `{"id": "support", "version": "1.0.0"}`}}
-		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+		Expect(suite.Client.Create(ctx, cm)).To(Succeed())
 		pack := &v1alpha1.PromptPack{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1", Labels: map[string]string{"omnia.altairalabs.ai/promptpack": "support"}},
 			Spec: v1alpha1.PromptPackSpec{PackName: "support", Version: "1.0.0",
 				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1"}}},
 		}
-		Expect(k8sClient.Create(ctx, pack)).To(Succeed())
+		Expect(suite.Client.Create(ctx, pack)).To(Succeed())
 		state := func() string {
 			p := &v1alpha1.PromptPack{}
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pack), p)).To(Succeed())
+			Expect(suite.Client.Get(ctx, client.ObjectKeyFromObject(pack), p)).To(Succeed())
 			reason := ""
 			if c := meta.FindStatusCondition(p.Status.Conditions, "Ready"); c != nil {
 				reason = c.Reason
@@ -44,11 +43,11 @@ var _ = Describe("PromptPack", func() {
 		Eventually(state, 60*time.Second, 200*time.Millisecond).Should(Equal("Ready/PackValid"))
 
 		cm.Data["pack.json"] = `{"id": "support", "version": "2.0.0"}`
-		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+		Expect(suite.Client.Update(ctx, cm)).To(Succeed())
 		Eventually(state, 60*time.Second, 200*time.Millisecond).Should(Equal("Invalid/PackIdentityMismatch"))
 
 		cm.Data["pack.json"] = `{"id": "support", "version": "1.0.0"}`
-		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+		Expect(suite.Client.Update(ctx, cm)).To(Succeed())
 		Eventually(state, 60*time.Second, 200*time.Millisecond).Should(Equal("Ready/PackValid"))
 	})
 })

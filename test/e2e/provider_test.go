@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,11 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // provGoodKey is the only key the local vendor accepts.
@@ -51,36 +50,7 @@ func provVendor() *httptest.Server {
 }
 
 func provCondition(p *v1alpha1.Provider, t string) string {
-	c := meta.FindStatusCondition(p.Status.Conditions, t)
-	if c == nil {
-		return ""
-	}
-	return string(c.Status) + "/" + c.Reason
-}
-
-// provTable fetches the Providers of ns as `kubectl get prov` does: as a
-// server-side Table built from the CRD's printer columns.
-func provTable(ns string) (*metav1.Table, error) {
-	hc, err := rest.HTTPClientFor(env.Config)
-	if err != nil {
-		return nil, err
-	}
-	url := strings.TrimRight(env.Config.Host, "/") + "/apis/" + v1alpha1.GroupVersion.String() + "/namespaces/" + ns + "/providers"
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)
-	}
-	table := &metav1.Table{}
-	return table, json.NewDecoder(resp.Body).Decode(table)
+	return framework.Condition(p.Status.Conditions, t)
 }
 
 // provColumns maps a Table row to its column names.
@@ -100,8 +70,7 @@ var _ = Describe("Provider", func() {
 	)
 
 	BeforeEach(func() {
-		ns = fmt.Sprintf("e2e-prov-%d", time.Now().UnixNano()%1_000_000_000)
-		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		ns = framework.CreateNamespace(suite.Client, "e2e-prov")
 		provVendorRequests.Store(0)
 		vendor = provVendor()
 		DeferCleanup(vendor.Close)
@@ -109,7 +78,7 @@ var _ = Describe("Provider", func() {
 
 	It("reports a missing Secret as SecretFound=False and phase Error, then goes Ready when the Secret is created", func() {
 		key := client.ObjectKey{Namespace: ns, Name: "claude"}
-		Expect(k8sClient.Create(ctx, &v1alpha1.Provider{
+		Expect(suite.Client.Create(ctx, &v1alpha1.Provider{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name},
 			Spec: v1alpha1.ProviderSpec{
 				Type:       v1alpha1.ProviderTypeClaude,
@@ -121,7 +90,7 @@ var _ = Describe("Provider", func() {
 
 		p := &v1alpha1.Provider{}
 		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, key, p)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, p)).To(Succeed())
 			g.Expect(provCondition(p, "SecretFound")).To(Equal("False/SecretNotFound"))
 			g.Expect(provCondition(p, "Ready")).To(Equal("False/SecretNotFound"))
 			g.Expect(p.Status.Phase).To(Equal(v1alpha1.ProviderPhaseError))
@@ -145,12 +114,12 @@ var _ = Describe("Provider", func() {
 			HavePrefix("[provider/secret-found] spec.credential.secretRef.name:"))
 
 		By("creating the Secret")
-		Expect(k8sClient.Create(ctx, &corev1.Secret{
+		Expect(suite.Client.Create(ctx, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anthropic-credentials"},
 			StringData: map[string]string{"ANTHROPIC_API_KEY": provGoodKey},
 		})).To(Succeed())
 		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, key, p)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, p)).To(Succeed())
 			g.Expect(provCondition(p, "SecretFound")).To(Equal("True/SecretKeyFound"))
 			g.Expect(provCondition(p, "CredentialConfigured")).To(Equal("True/SecretRefConfigured"))
 			// Plain http: the credential is not sent, and the host gets no
@@ -165,7 +134,7 @@ var _ = Describe("Provider", func() {
 		Expect(provVendorRequests.Load()).To(BeZero(), "a plain-http baseURL got a request from the operator")
 
 		By("showing the phase and the documented columns in `kubectl get prov`")
-		table, err := provTable(ns)
+		table, err := serverTable(v1alpha1.GroupVersion.String(), "providers", ns)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(table.Rows).To(HaveLen(1))
 		Expect(provColumns(table, 0)).To(And(
@@ -180,7 +149,7 @@ var _ = Describe("Provider", func() {
 		By("emitting a Warning while the Secret was missing and a Normal event on recovery")
 		Eventually(func(g Gomega) {
 			evs := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(suite.Client.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
 			var seen []string
 			for _, e := range evs.Items {
 				if e.Regarding.Kind == "Provider" && e.Regarding.Name == key.Name {
@@ -195,12 +164,12 @@ var _ = Describe("Provider", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(status)).NotTo(ContainSubstring(provGoodKey))
 		evs := &eventsv1.EventList{}
-		Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+		Expect(suite.Client.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
 		Expect(evs.Items).NotTo(BeEmpty())
 		evJSON, err := json.Marshal(evs.Items)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(evJSON)).NotTo(ContainSubstring(provGoodKey))
-		log, err := os.ReadFile(operator.LogPath)
+		log, err := os.ReadFile(suite.Operator.LogPath)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(log)).To(ContainSubstring("provider"), "the operator log should show the Provider controller")
 		Expect(string(log)).NotTo(ContainSubstring(provGoodKey))

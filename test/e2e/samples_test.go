@@ -14,6 +14,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // firstAgentFile is the sample the README starts a newcomer with.
@@ -39,7 +40,7 @@ func applySample(ns, file string) {
 			continue
 		}
 		u.SetNamespace(ns)
-		Expect(k8sClient.Create(context.Background(), u)).To(Succeed(), "%s: %s %s", file, u.GetKind(), u.GetName())
+		Expect(suite.Client.Create(context.Background(), u)).To(Succeed(), "%s: %s %s", file, u.GetKind(), u.GetName())
 		created++
 	}
 	Expect(created).To(BeNumerically(">", 0), "%s holds no object", file)
@@ -47,7 +48,7 @@ func applySample(ns, file string) {
 
 var _ = Describe("The README's first agent (config/samples/first-agent.yaml)", func() {
 	It("is admitted as written and runs, with nothing outside the cluster", func() {
-		ns := freshNamespace("e2e-first-agent")
+		ns := framework.CreateNamespace(suite.Client, "e2e-first-agent")
 		applySample(ns, firstAgentFile)
 		waitAgentRunning(ns, "hello")
 	})

@@ -9,62 +9,33 @@
 // cluster rather than a second suite on it beside this one: the components
 // add about a second to the suite's start (measured), and a second control
 // plane would cost a whole start. Probes go to local servers the specs
-// start; nothing reaches the internet.
+// start; nothing reaches the internet. The suite's start and stop, and the
+// helpers its specs share with the other e2e suites (namespaces, prompt
+// packs, waits), are test/e2e/framework's.
 package e2e
 
 import (
-	"errors"
-	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
-var (
-	env       *envtest.Environment
-	cluster   *controlplane.Cluster
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-)
+var suite *framework.Suite
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	// The client's warnings (e.g. a webhook's admission warning) go to the
-	// Ginkgo log instead of controller-runtime's "SetLogger never called".
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-e2e-")
-	Expect(err).NotTo(HaveOccurred())
-	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir)
-	Expect(err).NotTo(HaveOccurred())
-	env = cluster.Environment
-
-	k8sClient, err = controlplane.NewClient(env.Config)
-	Expect(err).NotTo(HaveOccurred())
+	suite = framework.Start("root", framework.OperatorOptions{Cluster: true})
 })
 
-var _ = AfterSuite(func() {
-	// The operator runs as its ServiceAccount: a permission the generated
-	// RBAC lacks shows up as a refusal in its log, and fails StopChecked.
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if cluster != nil {
-		errs = append(errs, controlplane.StopEnvironment(env, cluster.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+// The operator runs as its ServiceAccount: a permission the generated RBAC
+// lacks shows up as a refusal in its log, and fails Stop.
+var _ = AfterSuite(func() { suite.Stop() })

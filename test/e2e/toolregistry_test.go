@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // trListener is a local TCP server the operator's probes dial; closing and
@@ -67,13 +66,12 @@ var _ = Describe("ToolRegistry", func() {
 	ctx := context.Background()
 
 	BeforeEach(func() {
-		ns = fmt.Sprintf("tr-e2e-%d", time.Now().UnixNano()%1_000_000_000)
-		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		ns = framework.CreateNamespace(suite.Client, "tr-e2e")
 	})
 
 	get := func(name string) *v1alpha1.ToolRegistry {
 		tr := &v1alpha1.ToolRegistry{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
 		return tr
 	}
 	phase := func(name string) func() v1alpha1.ToolRegistryPhase {
@@ -109,7 +107,7 @@ var _ = Describe("ToolRegistry", func() {
 				},
 			},
 		}
-		Expect(k8sClient.Create(ctx, tr)).To(Succeed())
+		Expect(suite.Client.Create(ctx, tr)).To(Succeed())
 
 		Eventually(phase("probed"), 30*time.Second, 200*time.Millisecond).Should(Equal(v1alpha1.ToolRegistryPhaseReady))
 		ready := get("probed")
@@ -140,7 +138,7 @@ var _ = Describe("ToolRegistry", func() {
 			}}},
 		}
 		// The webhook admits it with a warning; the controller refuses it.
-		Expect(k8sClient.Create(ctx, tr)).To(Succeed())
+		Expect(suite.Client.Create(ctx, tr)).To(Succeed())
 		Eventually(phase("metadata"), 30*time.Second, 200*time.Millisecond).Should(Equal(v1alpha1.ToolRegistryPhaseFailed))
 		Expect(condition("metadata", v1alpha1.ToolRegistryConditionHandlersValid)()).To(Equal("False/ValidationFailed"))
 		Expect(condition("metadata", v1alpha1.ToolRegistryConditionReady)()).To(Equal("False/ValidationFailed"))
@@ -156,13 +154,13 @@ var _ = Describe("ToolRegistry", func() {
 				{Name: "catalog", Type: v1alpha1.ToolRegistryHandlerTypePlatform, Platform: &v1alpha1.ToolRegistryPlatformConfig{Service: v1alpha1.ToolRegistryPlatformServiceDiscovery}},
 			}},
 		}
-		Expect(k8sClient.Create(ctx, tr)).To(Succeed())
+		Expect(suite.Client.Create(ctx, tr)).To(Succeed())
 		Eventually(condition("agent-tools", v1alpha1.ToolRegistryConditionPolicyBound), 30*time.Second, 200*time.Millisecond).
 			Should(Equal("False/NoPolicySelectsRegistry"))
 		Expect(get("agent-tools").Status.PolicyCount).To(HaveValue(Equal(int32(0))))
 		Expect(get("agent-tools").Status.Phase).To(Equal(v1alpha1.ToolRegistryPhaseReady), "a registry no policy selects is still Ready")
 
-		Expect(k8sClient.Create(ctx, &v1alpha1.ToolPolicy{
+		Expect(suite.Client.Create(ctx, &v1alpha1.ToolPolicy{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "calculator-policy"},
 			Spec:       v1alpha1.ToolPolicySpec{Selector: v1alpha1.ToolPolicySelector{Registry: "agent-tools"}},
 		})).To(Succeed())
@@ -172,7 +170,7 @@ var _ = Describe("ToolRegistry", func() {
 		Expect(bound.Message).To(Equal("selected by 1 ToolPolicy(s): [calculator-policy]"))
 
 		// The table the API server serves kubectl get.
-		kube, err := kubernetes.NewForConfig(env.Config)
+		kube, err := kubernetes.NewForConfig(suite.Env.Config)
 		Expect(err).NotTo(HaveOccurred())
 		body, err := kube.CoreV1().RESTClient().Get().
 			AbsPath("/apis/omnia.altairalabs.ai/v1alpha1/namespaces", ns, "toolregistries", "agent-tools").
@@ -194,9 +192,9 @@ var _ = Describe("ToolRegistry", func() {
 		if err != nil {
 			return
 		}
-		kubeconfig, err := controlplane.AdminKubeconfig(env, "e2e-kubectl")
+		kubeconfig, err := controlplane.AdminKubeconfig(suite.Env, "e2e-kubectl")
 		Expect(err).NotTo(HaveOccurred())
-		path := filepath.Join(logDir, "kubectl.kubeconfig")
+		path := filepath.Join(suite.LogDir, "kubectl.kubeconfig")
 		Expect(os.WriteFile(path, kubeconfig, 0o600)).To(Succeed())
 		out, err := exec.Command(kubectl, "--kubeconfig", path, "get", "tr", "-n", ns, "agent-tools").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))

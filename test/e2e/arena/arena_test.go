@@ -81,7 +81,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		// pods and kwok completed them.
 		Eventually(func(g Gomega) {
 			job := &batchv1.Job{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "eval-manual"}, job)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "eval-manual"}, job)).To(Succeed())
 			g.Expect(job.Status.Succeeded).To(BeNumerically(">=", 2))
 		}).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
 	})
@@ -102,10 +102,10 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(Equal(3))
 		run := &v1alpha1.ArenaRun{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "long-manual"}, run)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "long-manual"}, run)).To(Succeed())
 		patch := client.MergeFrom(run.DeepCopy())
 		run.Spec.Cancelled = true
-		Expect(k8sClient.Patch(ctx, run, patch)).To(Succeed())
+		Expect(suite.Client.Patch(ctx, run, patch)).To(Succeed())
 		run = fx.WaitRun(ctx, ns, "long-manual", v1alpha1.ArenaRunPhaseCancelled, time.Minute)
 		Expect(run.Status.Progress.Total).To(BeEquivalentTo(8))
 		Expect(run.Status.Progress.Completed).To(BeEquivalentTo(3))
@@ -115,7 +115,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(ok).To(BeFalse(), "a worker still got an item after the cancel")
 		Eventually(func() bool {
 			job := &batchv1.Job{}
-			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "long-manual"}, job)
+			err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "long-manual"}, job)
 			return apierrors.IsNotFound(err) || (err == nil && !job.DeletionTimestamp.IsZero())
 		}).WithTimeout(30*time.Second).Should(BeTrue(), "the worker Job was not deleted")
 	})
@@ -143,15 +143,15 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: "ws-" + ns}, Spec: v1alpha1.WorkspaceSpec{
 			Namespace: v1alpha1.WorkspaceNamespace{Name: ns},
 			Quotas:    &v1alpha1.WorkspaceQuotas{Arena: &v1alpha1.WorkspaceArenaQuota{MaxConcurrentJobs: ptr.To[int32](1)}}}}
-		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-		DeferCleanup(func() { _ = k8sClient.Delete(context.Background(), ws) })
+		Expect(suite.Client.Create(ctx, ws)).To(Succeed())
+		DeferCleanup(func() { _ = suite.Client.Delete(context.Background(), ws) })
 
 		Expect(fx.CreateJob(ctx, ns, "first", v1alpha1.ArenaJobSpec{})).To(Succeed())
 		fx.WaitRun(ctx, ns, "first-manual", v1alpha1.ArenaRunPhaseRunning, time.Minute)
 		Expect(fx.CreateJob(ctx, ns, "second", v1alpha1.ArenaJobSpec{})).To(Succeed())
 		Eventually(func(g Gomega) {
 			run := &v1alpha1.ArenaRun{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second-manual"}, run)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "second-manual"}, run)).To(Succeed())
 			g.Expect(run.Status.Phase).To(Equal(v1alpha1.ArenaRunPhasePending), "conditions %+v", run.Status.Conditions)
 			c := condition(run, v1alpha1.ArenaRunConditionWithinWorkspaceQuota)
 			g.Expect(c).NotTo(BeNil())
@@ -212,7 +212,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(scheduledNS).NotTo(BeEmpty(), "the licence spec creates the scheduled job")
 		job := &v1alpha1.ArenaJob{}
 		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: scheduledNS, Name: "nightly"}, job)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: scheduledNS, Name: "nightly"}, job)).To(Succeed())
 			g.Expect(job.Status.LastScheduleTime).NotTo(BeNil())
 			g.Expect(job.Status.LastRunRef).NotTo(BeNil())
 		}).WithTimeout(90 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
@@ -224,7 +224,7 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		Expect(job.Status.NextScheduleTime.Time).To(Equal(tick.Add(time.Minute)))
 		// A scheduled job starts no manual run.
 		runs := &v1alpha1.ArenaRunList{}
-		Expect(k8sClient.List(ctx, runs, client.InNamespace(scheduledNS))).To(Succeed())
+		Expect(suite.Client.List(ctx, runs, client.InNamespace(scheduledNS))).To(Succeed())
 		Expect(runs.Items).To(HaveLen(1))
 
 		fx.WaitRun(ctx, scheduledNS, name, v1alpha1.ArenaRunPhaseRunning, time.Minute)
@@ -234,6 +234,6 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 		// Stop ticking before the suite ends.
 		patch := client.MergeFrom(job.DeepCopy())
 		job.Spec.Suspend = true
-		Expect(k8sClient.Patch(ctx, job, patch)).To(Succeed())
+		Expect(suite.Client.Patch(ctx, job, patch)).To(Succeed())
 	})
 })

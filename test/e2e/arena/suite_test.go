@@ -25,46 +25,21 @@ package arena
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/arenafixture"
-	"github.com/altairalabs/omnia/test/controlplane"
-	"github.com/altairalabs/omnia/test/licencetest"
-	testredis "github.com/altairalabs/omnia/test/redis"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 var (
-	cluster     *controlplane.Cluster
-	operator    *controlplane.Operator
-	k8sClient   client.Client
+	suite       *framework.Suite
 	fx          *arenafixture.Env
-	logDir      string
 	contentRoot string
-	redisSrv    *testredis.Server
-	signingKey  ed25519.PrivateKey
-	suiteStart  time.Time
 )
-
-// anyFailed keeps the logs of a failed run (set by ReportAfterEach).
-var anyFailed bool
-
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
 
 // redisPassword protects the suite's Redis: the operator's admin
 // credential, which no namespace's pods may receive.
@@ -75,66 +50,28 @@ func TestArena(t *testing.T) {
 	RunSpecs(t, "Omnia Arena e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	suiteStart = time.Now()
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-arena-e2e-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		if CurrentSpecReport().Failed() {
-			anyFailed = true
-		}
-	})
-	contentRoot = filepath.Join(logDir, "content")
+	suite = framework.NewSuite("arena")
+	contentRoot = suite.Path("content")
 	Expect(os.MkdirAll(contentRoot, 0o755)).To(Succeed())
+	redis := suite.StartRedis(redisPassword)
+	urlFile := suite.Path("queue-redis-url")
+	Expect(os.WriteFile(urlFile, []byte(redis.URL()+"\n"), 0o600)).To(Succeed())
 
-	bin, err := exec.LookPath("redis-server")
-	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
-	redisDir := filepath.Join(logDir, "redis")
-	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
-	redisSrv, err = testredis.StartInWithPassword(bin, redisDir, redisPassword)
-	Expect(err).NotTo(HaveOccurred())
-	urlFile := filepath.Join(logDir, "queue-redis-url")
-	Expect(os.WriteFile(urlFile, []byte(redisSrv.URL()+"\n"), 0o600)).To(Succeed())
-
-	// The licence issuer's key: the operator trusts its public half; the
-	// licence itself is installed by a spec (the suite starts open-core).
-	_, signingKey, err = ed25519.GenerateKey(rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	pub, err := licensing.MarshalPublicKeyPEM(signingKey.Public())
-	Expect(err).NotTo(HaveOccurred())
-	pubPath := filepath.Join(logDir, "license.pub")
-	Expect(os.WriteFile(pubPath, pub, 0o600)).To(Succeed())
-
-	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir,
-		"--arena", "--workspace-content-path", contentRoot,
-		"--arena-queue-redis-url-file", urlFile, "--license-public-key", pubPath)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
-
-	k8sClient, err = controlplane.NewClient(cluster.Config)
-	Expect(err).NotTo(HaveOccurred())
-	fx = &arenafixture.Env{Client: k8sClient, ContentRoot: contentRoot, RedisURL: redisSrv.URL()}
+	// The operator trusts the suite's licence key; the licence itself is
+	// installed by a spec (the suite starts open-core).
+	suite.StartOperator(framework.OperatorOptions{Cluster: true, TrustLicenceKey: true, Args: []string{
+		"--arena", "--workspace-content-path", contentRoot, "--arena-queue-redis-url-file", urlFile,
+	}})
+	fx = &arenafixture.Env{Client: suite.Client, ContentRoot: contentRoot, RedisURL: redis.URL()}
 })
 
-var _ = AfterSuite(func() {
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if cluster != nil {
-		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
-	}
-	if redisSrv != nil {
-		redisSrv.Stop()
-	}
-	GinkgoWriter.Printf("arena e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+var _ = AfterSuite(func() { suite.Stop() })
 
 // installLicence installs an enterprise licence the operator trusts.
 func installLicence(ctx context.Context) {
-	Expect(licencetest.InstallLicence(ctx, k8sClient, signingKey, "arena-e2e", "arena e2e")).To(Succeed())
+	GinkgoHelper()
+	suite.InstallLicence(ctx, "arena-e2e", "arena e2e")
 }

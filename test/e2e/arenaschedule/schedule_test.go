@@ -63,7 +63,7 @@ func newScheduled(ctx context.Context, prefix string, policy v1alpha1.ArenaJobCo
 	Expect(fx.CreateJob(ctx, ns, s.name, spec)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) {
 		job := &v1alpha1.ArenaJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: s.name}}
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, job))).To(Succeed())
+		Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, job))).To(Succeed())
 	})
 	job := s.job(ctx)
 	Expect(job.CreationTimestamp.Time.Before(s.tick(1))).To(BeTrue(), "the job was created after its first tick")
@@ -74,7 +74,7 @@ func newScheduled(ctx context.Context, prefix string, policy v1alpha1.ArenaJobCo
 func (s scheduled) job(ctx context.Context) *v1alpha1.ArenaJob {
 	GinkgoHelper()
 	job := &v1alpha1.ArenaJob{}
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, job)).To(Succeed())
+	Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, job)).To(Succeed())
 	return job
 }
 
@@ -84,7 +84,7 @@ func (s scheduled) waitTick(ctx context.Context, n int) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		job := &v1alpha1.ArenaJob{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, job)).To(Succeed())
+		g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, job)).To(Succeed())
 		g.Expect(job.Status.LastScheduleTime).NotTo(BeNil(), "status %+v", job.Status)
 		g.Expect(job.Status.LastScheduleTime.Time).To(BeTemporally("==", s.tick(n)))
 		g.Expect(job.Status.NextScheduleTime).NotTo(BeNil())
@@ -111,17 +111,17 @@ func (s scheduled) nudge(ctx context.Context, n int) {
 	runs := s.runs(ctx)
 	Expect(runs).NotTo(BeEmpty(), "no run to nudge the job with")
 	run := &v1alpha1.ArenaRun{}
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: runs[len(runs)-1]}, run)).To(Succeed())
+	Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: runs[len(runs)-1]}, run)).To(Succeed())
 	patch := client.MergeFrom(run.DeepCopy())
 	metav1.SetMetaDataAnnotation(&run.ObjectMeta, nudgeAnnotation, strconv.Itoa(n))
-	Expect(k8sClient.Patch(ctx, run, patch)).To(Succeed())
+	Expect(suite.Client.Patch(ctx, run, patch)).To(Succeed())
 }
 
 // runs lists the names of the runs in the job's namespace, sorted.
 func (s scheduled) runs(ctx context.Context) []string {
 	GinkgoHelper()
 	list := &v1alpha1.ArenaRunList{}
-	Expect(k8sClient.List(ctx, list, client.InNamespace(s.ns))).To(Succeed())
+	Expect(suite.Client.List(ctx, list, client.InNamespace(s.ns))).To(Succeed())
 	var out []string
 	for _, r := range list.Items {
 		out = append(out, r.Name)
@@ -145,7 +145,7 @@ func (s scheduled) runNames(ticks ...int) []string {
 func (s scheduled) events(ctx context.Context, reason string) []string {
 	GinkgoHelper()
 	list := &eventsv1.EventList{}
-	Expect(k8sClient.List(ctx, list, client.InNamespace(s.ns))).To(Succeed())
+	Expect(suite.Client.List(ctx, list, client.InNamespace(s.ns))).To(Succeed())
 	var out []string
 	for _, e := range list.Items {
 		if e.Regarding.Kind == "ArenaJob" && e.Regarding.Name == s.name && e.ReportingController == arenajob.ControllerName && e.Reason == reason {
@@ -173,7 +173,7 @@ func (s scheduled) eventually(ctx context.Context, reason string, parts ...strin
 func workerJob(ctx context.Context, ns, run string) *batchv1.Job {
 	GinkgoHelper()
 	job := &batchv1.Job{}
-	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: run}, job)
+	err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: run}, job)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -192,10 +192,10 @@ func (s scheduled) running(ctx context.Context, runs ...string) map[string]types
 	Eventually(func(g Gomega) {
 		for _, name := range runs {
 			run := &v1alpha1.ArenaRun{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: name}, run)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: name}, run)).To(Succeed())
 			g.Expect(run.Status.Phase).To(Equal(v1alpha1.ArenaRunPhaseRunning), "run %s: conditions %+v", name, run.Status.Conditions)
 			job := &batchv1.Job{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: arenarun.JobName(run)}, job)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: arenarun.JobName(run)}, job)).To(Succeed())
 			g.Expect(metav1.IsControlledBy(job, run)).To(BeTrue(), "Job %s owners %+v", job.Name, job.OwnerReferences)
 			uids[name] = job.UID
 		}
@@ -223,7 +223,7 @@ var _ = Describe("Scheduled ArenaJobs on the local cluster", Ordered, func() {
 		s := newScheduled(ctx, "allow", v1alpha1.ArenaJobConcurrencyAllow, v1alpha1.ArenaJobSpec{})
 		Expect(s.runs(ctx)).To(Equal(s.runNames(1)))
 		run := &v1alpha1.ArenaRun{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.run(1)}, run)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.run(1)}, run)).To(Succeed())
 		Expect(run.Spec.Trigger).To(Equal(v1alpha1.ArenaRunTriggerSchedule))
 		Expect(run.Annotations).To(HaveKeyWithValue(arenajob.ScheduledAtAnnotation, s.tick(1).Format(time.RFC3339)))
 		s.running(ctx, s.run(1))
@@ -312,10 +312,10 @@ var _ = Describe("Scheduled ArenaJobs on the local cluster", Ordered, func() {
 		// Succeeded. Failed and Cancelled share the failed limit (1), so
 		// the Cancelled run goes; of the Succeeded (limit 1), tick 3's.
 		r1 := &v1alpha1.ArenaRun{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.run(1)}, r1)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: s.run(1)}, r1)).To(Succeed())
 		patch := client.MergeFrom(r1.DeepCopy())
 		r1.Spec.Cancelled = true
-		Expect(k8sClient.Patch(ctx, r1, patch)).To(Succeed())
+		Expect(suite.Client.Patch(ctx, r1, patch)).To(Succeed())
 		s.drain(ctx, s.run(2), fail)
 		s.drain(ctx, s.run(3), arenaworker.Pass)
 		s.drain(ctx, s.run(4), arenaworker.Pass)
@@ -334,7 +334,7 @@ var _ = Describe("Scheduled ArenaJobs on the local cluster", Ordered, func() {
 		Eventually(func(g Gomega) {
 			for _, n := range []int{1, 3} {
 				g.Expect(workerJob(ctx, s.ns, s.run(n))).To(BeNil(), "tick %d's Job", n)
-				err := k8sClient.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: arenarun.QueueSecretName(s.run(n))}, &corev1.Secret{})
+				err := suite.Client.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: arenarun.QueueSecretName(s.run(n))}, &corev1.Secret{})
 				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "tick %d's queue Secret: %v", n, err)
 			}
 		}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())

@@ -32,88 +32,60 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/cmd/omnia-operator/arenasetup"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/test/arenafixture"
 	"github.com/altairalabs/omnia/test/controlplane"
-	testredis "github.com/altairalabs/omnia/test/redis"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 var (
-	cluster   *controlplane.Cluster
-	k8sClient client.Client
-	fx        *arenafixture.Env
-	redisSrv  *testredis.Server
+	suite *framework.Suite
+	fx    *arenafixture.Env
 	// jobClock is the ArenaJob controller's time.
 	jobClock    *clocktesting.FakeClock
 	stopManager context.CancelFunc
 	managerDone chan error
-	logDir      string
-	suiteStart  time.Time
-	anyFailed   bool
 )
-
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
 
 func TestArenaSchedule(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia Arena scheduled jobs e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	suiteStart = time.Now()
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-arenaschedule-e2e-")
-	Expect(err).NotTo(HaveOccurred())
-	contentRoot := filepath.Join(logDir, "content")
+	suite = framework.NewSuite("arenaschedule")
+	contentRoot := suite.Path("content")
 	Expect(os.MkdirAll(contentRoot, 0o755)).To(Succeed())
+	redis := suite.StartRedis("")
 
-	bin, err := exec.LookPath("redis-server")
-	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
-	redisDir := filepath.Join(logDir, "redis")
-	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
-	redisSrv, err = testredis.StartIn(bin, redisDir)
-	Expect(err).NotTo(HaveOccurred())
-
-	cluster, err = controlplane.StartCluster(controlplane.Options{}, filepath.Join(logDir, "cluster"))
-	Expect(err).NotTo(HaveOccurred())
-
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	fx = &arenafixture.Env{Client: k8sClient, ContentRoot: contentRoot, RedisURL: redisSrv.URL()}
-
-	// The controllers' log, kept with the cluster's when a spec fails.
-	logFile, err := os.Create(filepath.Join(logDir, "controllers.log"))
+	// The controllers' log, kept with the cluster's when a spec fails. Set
+	// before anything else logs: controller-runtime keeps the first logger
+	// it is given.
+	logFile, err := os.Create(suite.Path("controllers.log"))
 	Expect(err).NotTo(HaveOccurred())
 	ctrl.SetLogger(zap.New(zap.WriteTo(logFile), zap.UseDevMode(true)))
 
-	mgr, err := ctrl.NewManager(cluster.Config, ctrl.Options{
-		Scheme:                 scheme,
+	suite.StartCluster(controlplane.Options{})
+	fx = &arenafixture.Env{Client: suite.Client, ContentRoot: contentRoot, RedisURL: redis.URL()}
+
+	mgr, err := ctrl.NewManager(suite.Env.Config, ctrl.Options{
+		Scheme:                 suite.Client.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// As the operator's manager: Secrets and ConfigMaps are read from
@@ -124,7 +96,7 @@ var _ = BeforeSuite(func() {
 	jobClock = clocktesting.NewFakeClock(time.Now())
 	Expect(arenasetup.Setup(mgr, arenasetup.Config{
 		Source:        source.Config{ContentRoot: contentRoot},
-		QueueRedisURL: redisSrv.URL(),
+		QueueRedisURL: redis.URL(),
 		License:       enterpriseLicence(),
 		JobClock:      jobClock,
 	})).To(Succeed())
@@ -136,22 +108,12 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
+	// The controllers stop before the cluster they watch.
 	if stopManager != nil {
 		stopManager()
 		Eventually(managerDone).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
 	}
-	if cluster != nil {
-		Expect(cluster.Stop()).To(Succeed())
-	}
-	if redisSrv != nil {
-		redisSrv.Stop()
-	}
-	GinkgoWriter.Printf("arena schedule e2e suite took %s\n", time.Since(suiteStart).Round(time.Second))
-	if !anyFailed {
-		_ = os.RemoveAll(logDir)
-	} else {
-		GinkgoWriter.Printf("controller and cluster component logs kept in %s\n", logDir)
-	}
+	suite.Stop()
 })
 
 // enterpriseLicence is a verified enterprise licence with every feature

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,8 +21,8 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/redisacl"
-	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
@@ -37,7 +36,7 @@ var passwords = []string{"e2e-first-pw", "e2e-second-pw"}
 
 // queueURL is the operator's (admin) URL of the suite's Redis, database db.
 func queueURL(pw string, db int) string {
-	return fmt.Sprintf("redis://:%s@%s/%d", pw, redisSrv.Addr, db)
+	return fmt.Sprintf("redis://:%s@%s/%d", pw, suite.Redis.Addr, db)
 }
 
 // expectTenantCopy checks the copy's URL is the namespace's own Redis user
@@ -51,7 +50,7 @@ func expectTenantCopy(g Gomega, copied, ns string, db int) {
 	u, err := url.Parse(copied)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(u.User.Username()).To(Equal(redisacl.Username(ns)))
-	g.Expect(u.Host).To(Equal(redisSrv.Addr))
+	g.Expect(u.Host).To(Equal(suite.Redis.Addr))
 	g.Expect(u.Path).To(Equal(fmt.Sprintf("/%d", db)))
 	c, err := queue.Connect(copied)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -61,33 +60,6 @@ func expectTenantCopy(g Gomega, copied, ns string, db int) {
 	err = c.RPush(ctx, redisacl.AsyncKeyPrefix("another-namespace")+"probe", "x").Err()
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(HavePrefix("NOPERM"))
-}
-
-func freshNamespace(prefix string) string {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
-	return ns.Name
-}
-
-// createPromptPack creates a ConfigMap-sourced PromptPack and waits until
-// the operator finds it Ready.
-func createPromptPack(ns, packName, version string) {
-	ctx := context.Background()
-	name := packName + "-" + strings.ReplaceAll(version, ".", "-")
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
-		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.PromptPack{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
-	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
 }
 
 // functionAgent is a function-mode agent with async invocation on.
@@ -108,20 +80,20 @@ func functionAgent(ns, name string) *v1alpha1.AgentRuntime {
 func setSource(data map[string][]byte) {
 	ctx := context.Background()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: controlplane.OperatorNamespace, Name: sourceSecret}}
-	err := k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)
+	err := suite.Client.Get(ctx, client.ObjectKeyFromObject(s), s)
 	if apierrors.IsNotFound(err) {
 		s.Data = data
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		Expect(suite.Client.Create(ctx, s)).To(Succeed())
 		return
 	}
 	Expect(err).NotTo(HaveOccurred())
 	s.Data = data
-	Expect(k8sClient.Update(ctx, s)).To(Succeed())
+	Expect(suite.Client.Update(ctx, s)).To(Succeed())
 }
 
 func asyncCondition(g Gomega, ns, name string) *metav1.Condition {
 	ar := &v1alpha1.AgentRuntime{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
 	for _, pw := range passwords {
 		g.Expect(fmt.Sprint(ar.Status)).NotTo(ContainSubstring(pw), "the status carries a queue URL")
 	}
@@ -130,14 +102,14 @@ func asyncCondition(g Gomega, ns, name string) *metav1.Condition {
 
 func podHash(g Gomega, ns, name string) string {
 	d := &appsv1.Deployment{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
 	return d.Spec.Template.Annotations[agentruntime.AsyncQueueHashAnnotation]
 }
 
 // noURLInEvents checks the namespace's events for the URLs' passwords.
 func noURLInEvents(ns string) {
 	list := &corev1.EventList{}
-	Expect(k8sClient.List(context.Background(), list, client.InNamespace(ns), client.Limit(500))).To(Succeed())
+	Expect(suite.Client.List(context.Background(), list, client.InNamespace(ns), client.Limit(500))).To(Succeed())
 	for _, e := range list.Items {
 		for _, pw := range passwords {
 			Expect(e.Message).NotTo(ContainSubstring(pw), "an event carries a queue URL")
@@ -148,9 +120,9 @@ func noURLInEvents(ns string) {
 var _ = Describe("async invocation queue (redis.default existingSecret)", Ordered, func() {
 	It("reports QueueSecretUnavailable while the source Secret has no url key, and wires nothing", func() {
 		setSource(map[string][]byte{"host": []byte("redis")})
-		ns := freshNamespace("async-unavailable")
-		createPromptPack(ns, "prompts", "1.0.0")
-		Expect(k8sClient.Create(context.Background(), functionAgent(ns, "fn"))).To(Succeed())
+		ns := framework.CreateNamespace(suite.Client, "async-unavailable")
+		framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.0.0")
+		Expect(suite.Client.Create(context.Background(), functionAgent(ns, "fn"))).To(Succeed())
 		Eventually(func(g Gomega) {
 			c := asyncCondition(g, ns, "fn")
 			g.Expect(c).NotTo(BeNil())
@@ -158,17 +130,17 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 			g.Expect(c.Reason).To(Equal(v1alpha1.AgentRuntimeReasonQueueSecretUnavailable))
 			g.Expect(podHash(g, ns, "fn")).To(BeEmpty())
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
-		err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "agent-fn-async-redis"}, &corev1.Secret{})
+		err := suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "agent-fn-async-redis"}, &corev1.Secret{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a copy exists without a source url: %v", err)
 	})
 
 	It("copies the source's url into agent-<name>-async-redis, rewrites it (rolling the pods) when the source changes, and deletes it when async is off", func() {
 		ctx := context.Background()
 		setSource(map[string][]byte{"url": []byte(queueURL(passwords[0], 0))})
-		ns := freshNamespace("async-copy")
-		createPromptPack(ns, "prompts", "1.0.0")
+		ns := framework.CreateNamespace(suite.Client, "async-copy")
+		framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.0.0")
 		ar := functionAgent(ns, "fn")
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		copyKey := client.ObjectKey{Namespace: ns, Name: "agent-fn-async-redis"}
 
 		var first string
@@ -177,7 +149,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Reason).To(Equal(v1alpha1.AgentRuntimeReasonAsyncQueueConfigured))
 			s := &corev1.Secret{}
-			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, copyKey, s)).To(Succeed())
 			expectTenantCopy(g, string(s.Data["url"]), ns, 0)
 			g.Expect(metav1.IsControlledBy(s, ar)).To(BeTrue(), "the copy is controlled by the agent")
 			g.Expect(s.Labels).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
@@ -186,7 +158,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 
 		d := &appsv1.Deployment{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fn"}, d)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fn"}, d)).To(Succeed())
 		var facade *corev1.Container
 		for i := range d.Spec.Template.Spec.Containers {
 			if d.Spec.Template.Spec.Containers[i].Name == agentruntime.ContainerFacade {
@@ -214,7 +186,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		setSource(map[string][]byte{"url": []byte(queueURL(passwords[1], 1))})
 		Eventually(func(g Gomega) {
 			s := &corev1.Secret{}
-			g.Expect(k8sClient.Get(ctx, copyKey, s)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, copyKey, s)).To(Succeed())
 			expectTenantCopy(g, string(s.Data["url"]), ns, 1)
 			g.Expect(podHash(g, ns, "fn")).NotTo(Or(BeEmpty(), Equal(first)))
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "the copy is rewritten and the pod template's digest changes")
@@ -222,14 +194,14 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		// Async off: the copy and the condition go.
 		Eventually(func() error {
 			cur := &v1alpha1.AgentRuntime{}
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ar), cur); err != nil {
+			if err := suite.Client.Get(ctx, client.ObjectKeyFromObject(ar), cur); err != nil {
 				return err
 			}
 			cur.Spec.Facades[0].Async.Enabled = false
-			return k8sClient.Update(ctx, cur)
+			return suite.Client.Update(ctx, cur)
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 		Eventually(func(g Gomega) {
-			err := k8sClient.Get(ctx, copyKey, &corev1.Secret{})
+			err := suite.Client.Get(ctx, copyKey, &corev1.Secret{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the copy still exists: %v", err)
 			g.Expect(asyncCondition(g, ns, "fn")).To(BeNil())
 			g.Expect(podHash(g, ns, "fn")).To(BeEmpty())
@@ -241,8 +213,8 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 var _ = Describe("rollout.trigger.promptPackChannel", func() {
 	It("sets a newer stable version of the agent's pack as rollout.candidate", func() {
 		ctx := context.Background()
-		ns := freshNamespace("async-trigger")
-		createPromptPack(ns, "prompts", "1.0.0")
+		ns := framework.CreateNamespace(suite.Client, "async-trigger")
+		framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.0.0")
 		ar := &v1alpha1.AgentRuntime{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "triggered"},
 			Spec: v1alpha1.AgentRuntimeSpec{
@@ -254,12 +226,12 @@ var _ = Describe("rollout.trigger.promptPackChannel", func() {
 				},
 			},
 		}
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
-		createPromptPack(ns, "prompts", "1.1.0-rc.1")
-		createPromptPack(ns, "prompts", "1.1.0")
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
+		framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.1.0-rc.1")
+		framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.1.0")
 		Eventually(func(g Gomega) {
 			cur := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ar), cur)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKeyFromObject(ar), cur)).To(Succeed())
 			g.Expect(cur.Spec.Rollout.Candidate).NotTo(BeNil())
 			g.Expect(cur.Spec.Rollout.Candidate.PromptPackRef).To(Equal(&v1alpha1.AgentRuntimePromptPackRef{Name: "prompts", Version: "1.1.0"}))
 			g.Expect(cur.Spec.PromptPackRef.Version).To(Equal("1.0.0"))

@@ -15,35 +15,26 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/test/controlplane"
-	testredis "github.com/altairalabs/omnia/test/redis"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // rotateAdminPassword sets the Redis default user's password to pw, as a
 // platform rotating the operator's credential.
 func rotateAdminPassword(pw string) {
 	GinkgoHelper()
-	c, err := queue.Connect(redisSrv.URL())
+	c, err := queue.Connect(suite.Redis.URL())
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = c.Close() }()
 	Expect(c.ConfigSet(context.Background(), "requirepass", pw).Err()).To(Succeed())
-	redisSrv.Password = pw
+	suite.Redis.Password = pw
 }
 
 // sourceSecret is the redis.default existingSecret, in the operator's
@@ -51,72 +42,40 @@ func rotateAdminPassword(pw string) {
 // controlplane.OperatorNamespace, the webhooks' excluded namespace).
 const sourceSecret = "async-redis-default"
 
-var (
-	// redisSrv is the operator's Redis (the source Secret's URL names it),
-	// protected by passwords[0] until a spec rotates it.
-	redisSrv  *testredis.Server
-	env       *envtest.Environment
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-	anyFailed bool
-)
-
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
+// suite.Redis is the operator's Redis (the source Secret's URL names it),
+// protected by passwords[0] until a spec rotates it.
+var suite *framework.Suite
 
 func TestAsync(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia async invocation e2e")
 }
 
-var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-async-e2e-")
-	Expect(err).NotTo(HaveOccurred())
-	bin, err := exec.LookPath("redis-server")
-	Expect(err).NotTo(HaveOccurred(), "redis-server not found: run hack/ensure-redis.sh (make redis)")
-	redisDir := filepath.Join(logDir, "redis")
-	Expect(os.MkdirAll(redisDir, 0o700)).To(Succeed())
-	redisSrv, err = testredis.StartInWithPassword(bin, redisDir, passwords[0])
-	Expect(err).NotTo(HaveOccurred())
-	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir,
-		"--async-redis-existing-secret", sourceSecret)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
+var _ = ReportAfterEach(framework.RecordSpecFailure)
 
-	k8sClient, err = controlplane.NewClient(env.Config)
-	Expect(err).NotTo(HaveOccurred())
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controlplane.OperatorNamespace}}
-	if err := k8sClient.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
+var _ = BeforeSuite(func() {
+	suite = framework.NewSuite("async")
+	suite.StartRedis(passwords[0])
+	suite.StartOperator(framework.OperatorOptions{Args: []string{"--async-redis-existing-secret", sourceSecret}})
+	framework.EnsureNamespace(suite.Client, controlplane.OperatorNamespace)
 })
 
-var _ = AfterSuite(func() {
-	var errs []error
-	if redisSrv != nil {
-		defer redisSrv.Stop()
+var _ = AfterSuite(func() { suite.Stop(operatorLoggedNoQueueURL) })
+
+// operatorLoggedNoQueueURL fails when the operator's log holds a queue
+// URL's password: the URLs carry the admin credential.
+func operatorLoggedNoQueueURL() error {
+	if suite.Operator == nil {
+		return nil
 	}
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-		// No queue URL (they carry a password) in the operator's log.
-		log, err := os.ReadFile(filepath.Join(logDir, "operator.log"))
-		errs = append(errs, err)
-		for _, pw := range passwords {
-			if strings.Contains(string(log), pw) {
-				errs = append(errs, errors.New("the operator logged a queue URL"))
-			}
+	log, err := os.ReadFile(suite.Path("operator.log"))
+	if err != nil {
+		return err
+	}
+	for _, pw := range passwords {
+		if strings.Contains(string(log), pw) {
+			return errors.New("the operator logged a queue URL")
 		}
 	}
-	if env != nil {
-		errs = append(errs, controlplane.StopEnvironment(env, env.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+	return nil
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/catalog"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
@@ -69,7 +70,7 @@ func catalogPath(ws, route string, q url.Values) string {
 func decode[T any](r reply) T {
 	GinkgoHelper()
 	var v T
-	Expect(json.Unmarshal(r.body, &v)).To(Succeed(), "%s", r.body)
+	Expect(json.Unmarshal(r.Body, &v)).To(Succeed(), "%s", r.Body)
 	return v
 }
 
@@ -77,10 +78,10 @@ func decode[T any](r reply) T {
 func errorOf(r reply) string {
 	GinkgoHelper()
 	var b map[string]any
-	Expect(json.Unmarshal(r.body, &b)).To(Succeed(), "%s", r.body)
-	Expect(b).To(HaveLen(1), "the error body is {\"error\": ...} only: %s", r.body)
+	Expect(json.Unmarshal(r.Body, &b)).To(Succeed(), "%s", r.Body)
+	Expect(b).To(HaveLen(1), "the error body is {\"error\": ...} only: %s", r.Body)
 	msg, ok := b["error"].(string)
-	Expect(ok).To(BeTrue(), "%s", r.body)
+	Expect(ok).To(BeTrue(), "%s", r.Body)
 	return msg
 }
 
@@ -92,12 +93,12 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 
 	BeforeAll(func() {
 		ctx := context.Background()
-		ns = freshNamespace("catalog")
-		otherNS := freshNamespace("catalog-other")
+		ns = framework.CreateNamespace(suite.Client, "catalog")
+		otherNS := framework.CreateNamespace(suite.Client, "catalog-other")
 		suffix := rand.String(5)
 		ws, other = "acme-"+suffix, "globex-"+suffix
 		for name, n := range map[string]string{ws: ns, other: otherNS} {
-			Expect(k8sClient.Create(ctx, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Expect(suite.Client.Create(ctx, &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: name},
 				Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: n}}})).To(Succeed())
 		}
 		// Tool endpoints are never dialled (no probe is configured): an
@@ -120,7 +121,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "arena", Labels: hiddenLabels},
 				Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{platformHandler(v1alpha1.ToolRegistryPlatformServiceArena)}}},
 		} {
-			Expect(k8sClient.Create(ctx, o)).To(Succeed())
+			Expect(suite.Client.Create(ctx, o)).To(Succeed())
 		}
 		for _, p := range []*v1alpha1.Provider{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mock-a"}, Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock, Model: "mock-large",
@@ -128,16 +129,16 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mock-hidden", Labels: hiddenLabels}, Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: "other-provider"}, Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}},
 		} {
-			Expect(k8sClient.Create(ctx, p)).To(Succeed())
+			Expect(suite.Client.Create(ctx, p)).To(Succeed())
 		}
-		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1.0.0"},
+		Expect(suite.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1.0.0"},
 			Data: map[string]string{"pack.json": `{"id": "support", "version": "1.0.0"}`}})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
+		Expect(suite.Client.Create(ctx, &v1alpha1.PromptPack{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-1.0.0", Labels: map[string]string{rules.PromptPackLabel: "support"}},
 			Spec: v1alpha1.PromptPackSpec{PackName: "support", Version: "1.0.0",
 				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: "support-1.0.0"}}},
 		})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"},
+		Expect(suite.Client.Create(ctx, &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"},
 			Spec: v1alpha1.AgentRuntimeSpec{
 				PromptPackRef:   &v1alpha1.AgentRuntimePromptPackRef{Name: "support", Version: "1.0.0"},
 				Providers:       v1alpha1.AgentRuntimeProviders{{Name: "default", ProviderRef: v1alpha1.NamespacedObjectReference{Name: "mock-a"}}},
@@ -149,7 +150,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		// catalog reads them from the operator's cache.
 		Eventually(func(g Gomega) {
 			r := get(catalogPath(ws, "overview", nil), delegation(ws))
-			g.Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			g.Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 			o := decode[catalog.OverviewResult](r)
 			g.Expect(o.Kinds[catalog.KindTool]).To(Equal(billingTools))
 			g.Expect(o.Kinds[catalog.KindAgent]).To(Equal(1))
@@ -177,7 +178,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		pages := 0
 		for {
 			r := get(catalogPath(ws, "search", q), delegation(ws))
-			Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 			res := decode[catalog.SearchResult](r)
 			pages++
 			for _, c := range res.Results {
@@ -199,9 +200,9 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 
 	It("search ranks by name, then description, and cuts descriptions to 200 characters", func() {
 		r := get(catalogPath(ws, "search", url.Values{"query": {"invoice"}, "kinds": {"tool,skill"}}), delegation(ws))
-		Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 		res := decode[catalog.SearchResult](r)
-		Expect(res.Results).To(HaveLen(2), "the hidden registry's wipe is not found: %s", r.body)
+		Expect(res.Results).To(HaveLen(2), "the hidden registry's wipe is not found: %s", r.Body)
 		Expect(res.Results[0]).To(Equal(catalog.Compact{ID: "tool:billing/get_invoice", Kind: "tool", Name: "get_invoice",
 			Group: "toolRegistry:billing", Description: "Fetch one invoice by its number", Ready: true}))
 		refund := res.Results[1]
@@ -216,7 +217,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 
 	It("get returns full detail, hidden objects included, and reports unknown and malformed ids in missing", func() {
 		r := get(catalogPath(ws, "get", url.Values{"ids": {"tool:billing/refund,tool:internal/wipe,provider:mock-hidden,provider:mock-a,tool:billing/nope,nonsense,agent:a/b"}}), delegation(ws))
-		Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 		var res struct {
 			Items []struct {
 				ID          string         `json:"id"`
@@ -225,7 +226,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			} `json:"items"`
 			Missing []catalog.Missing `json:"missing"`
 		}
-		Expect(json.Unmarshal(r.body, &res)).To(Succeed())
+		Expect(json.Unmarshal(r.Body, &res)).To(Succeed())
 		Expect(res.Items).To(HaveLen(4))
 		Expect(res.Items[0].ID).To(Equal("tool:billing/refund"))
 		Expect(res.Items[0].Description).To(Equal(longDescription))
@@ -238,7 +239,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		Expect(res.Missing[1].ID).To(Equal("nonsense"))
 		Expect(res.Missing[1].Reason).To(HavePrefix("malformed id"))
 		Expect(res.Missing[2].Reason).To(HavePrefix("malformed id: agent ids are agent:<name>"))
-		Expect(string(r.body)).NotTo(ContainSubstring("127.0.0.1"), "no endpoint in the detail")
+		Expect(string(r.Body)).NotTo(ContainSubstring("127.0.0.1"), "no endpoint in the detail")
 	})
 
 	It("answers 400 with the deploy API's error body for each refused argument", func() {
@@ -264,11 +265,11 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		}
 		for want, c := range cases {
 			r := get(catalogPath(ws, c.route, c.q), delegation(ws))
-			Expect(r.status).To(Equal(http.StatusBadRequest), "%s: %s", want, r.body)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s: %s", want, r.Body)
 			Expect(errorOf(r)).To(HavePrefix(strings.TrimSpace(want)))
 		}
 		// Twenty ids are fine.
-		Expect(get(catalogPath(ws, "get", url.Values{"ids": {strings.Join(ids[:20], ",")}}), delegation(ws)).status).To(Equal(http.StatusOK))
+		Expect(get(catalogPath(ws, "get", url.Values{"ids": {strings.Join(ids[:20], ",")}}), delegation(ws)).Status).To(Equal(http.StatusOK))
 	})
 
 	It("refuses a token for another workspace, another audience, an expired one and none (401); serves each workspace its own catalog", func() {
@@ -282,37 +283,37 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			"no token":                                          "",
 		} {
 			r := get(catalogPath(ws, "overview", nil), tok)
-			Expect(r.status).To(Equal(http.StatusUnauthorized), "%s: %s", name, r.body)
-			Expect(r.header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"))
+			Expect(r.Status).To(Equal(http.StatusUnauthorized), "%s: %s", name, r.Body)
+			Expect(r.Header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"))
 			Expect(errorOf(r)).To(Equal("a valid delegation token with audience workspace:" + ws + " is required"))
 		}
 		// The deploy API: its own key's token serves the profile; deploy
 		// claims signed by the delegation key are 401.
 		profile := "/api/v1/workspaces/" + ws + "/deploy-profile"
-		Expect(call(http.MethodGet, profile, mintWith(deploySigner, authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now()))).status).To(Equal(http.StatusOK))
+		Expect(call(http.MethodGet, profile, mintWith(deploySigner, authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now()))).Status).To(Equal(http.StatusOK))
 		forged := call(http.MethodGet, profile, mint(authtest.Claims("alice", ws, ns, auth.RoleViewer, time.Now())))
-		Expect(forged.status).To(Equal(http.StatusUnauthorized), "deploy claims signed by the delegation key: %s", forged.body)
+		Expect(forged.Status).To(Equal(http.StatusUnauthorized), "deploy claims signed by the delegation key: %s", forged.Body)
 		// The other workspace's token works on its own workspace, which
 		// holds only its own Provider.
 		Eventually(func(g Gomega) {
 			r := get(catalogPath(other, "search", nil), delegation(other))
-			g.Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			g.Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 			res := decode[catalog.SearchResult](r)
 			g.Expect(res.Results).To(HaveLen(1))
 			g.Expect(res.Results[0].ID).To(Equal("provider:other-provider"))
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 		// A workspace that does not exist is 404 (with a token for it).
 		r := get(catalogPath("nowhere-"+ws, "overview", nil), delegation("nowhere-"+ws))
-		Expect(r.status).To(Equal(http.StatusNotFound), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusNotFound), "%s", r.Body)
 		Expect(errorOf(r)).To(ContainSubstring("not found"))
 	})
 
 	It("answers an unknown route 404 and another method 405, in the error body", func() {
 		r := get("/api/v1/workspaces/"+ws+"/catalog/list", delegation(ws))
-		Expect(r.status).To(Equal(http.StatusNotFound))
+		Expect(r.Status).To(Equal(http.StatusNotFound))
 		Expect(errorOf(r)).To(HavePrefix("no such catalog route"))
 		r = call(http.MethodPost, catalogPath(ws, "search", nil), delegation(ws))
-		Expect(r.status).To(Equal(http.StatusMethodNotAllowed))
+		Expect(r.Status).To(Equal(http.StatusMethodNotAllowed))
 		Expect(errorOf(r)).To(Equal("the catalog's routes take GET only"))
 	})
 
@@ -320,7 +321,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		ctx := context.Background()
 		Eventually(func(g Gomega) {
 			d := &appsv1.Deployment{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
 			var tools []agentruntime.PlatformTool
 			for _, c := range d.Spec.Template.Spec.Containers {
 				if c.Name != agentruntime.ContainerRuntime {
@@ -346,7 +347,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 	It("reports a registry declaring the arena service on HandlersValid", func() {
 		Eventually(func(g Gomega) {
 			tr := &v1alpha1.ToolRegistry{}
-			g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "arena"}, tr)).To(Succeed())
+			g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "arena"}, tr)).To(Succeed())
 			c := meta.FindStatusCondition(tr.Status.Conditions, v1alpha1.ToolRegistryConditionHandlersValid)
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))

@@ -23,6 +23,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/auth/authtest"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The published pack every spec of the ordered container shares.
@@ -71,7 +72,7 @@ func agent(name string) intent.Agent {
 func decodeResult(r reply) intent.DeployResult {
 	GinkgoHelper()
 	var res intent.DeployResult
-	Expect(json.Unmarshal(r.body, &res)).To(Succeed(), "%s", r.body)
+	Expect(json.Unmarshal(r.Body, &res)).To(Succeed(), "%s", r.Body)
 	return res
 }
 
@@ -106,7 +107,7 @@ func snapshot(ns string) map[string]objectState {
 		"ToolPolicy": &v1alpha1.ToolPolicyList{}, "AgentRuntime": &v1alpha1.AgentRuntimeList{},
 	}
 	for kind, l := range lists {
-		Expect(k8sClient.List(ctx, l, client.InNamespace(ns))).To(Succeed())
+		Expect(suite.Client.List(ctx, l, client.InNamespace(ns))).To(Succeed())
 		items, err := metaItems(l)
 		Expect(err).NotTo(HaveOccurred())
 		for _, o := range items {
@@ -166,7 +167,7 @@ func waitRunning(ns, name string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		ar := &v1alpha1.AgentRuntime{}
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
+		g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
 		g.Expect(ar.Status.ObservedGeneration).To(Equal(ar.Generation))
 		var conds []string
 		for _, c := range ar.Status.Conditions {
@@ -191,7 +192,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		vendor = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
 		DeferCleanup(vendor.Close)
 		ns = freshNamespace("deploy")
-		mockProvider(ns, "mock")
+		framework.CreateMockProvider(suite.Client, ns, "mock")
 	})
 
 	It("200: materializes the whole object set as the spec orders it, and the agents run", func() {
@@ -203,7 +204,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		var r reply
 		Eventually(func(g Gomega) {
 			r = deploy(ns, in)
-			g.Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			g.Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 		}).WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 		res := decodeResult(r)
 		Expect(res.Succeeded).To(BeTrue())
@@ -220,7 +221,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			Expect(rr.URL).To(BeEmpty(), "the operator never sets url")
 			Expect(rr.Error).To(BeEmpty(), "%s/%s", rr.Kind, rr.Name)
 		}
-		Expect(string(r.body)).NotTo(ContainSubstring(credentialValue))
+		Expect(string(r.Body)).NotTo(ContainSubstring(credentialValue))
 		// The write counter the redeploy spec reads sees these creates
 		// (so its "no write" cannot pass for want of counting).
 		writes := intentWrites(ctx)
@@ -232,27 +233,27 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 
 		// The objects, as the spec says.
 		pp := &v1alpha1.PromptPack{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: packObject}, pp)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: packObject}, pp)).To(Succeed())
 		Expect(pp.Spec.PackName).To(Equal(packName))
 		Expect(pp.Spec.Version).To(Equal("1.0.0"), "the leading v is stripped")
 		Expect(pp.Labels).To(HaveKeyWithValue(rules.PromptPackLabel, packName))
 		cm := &corev1.ConfigMap{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: packObject + "-content"}, cm)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: packObject + "-content"}, cm)).To(Succeed())
 		Expect(cm.Data).To(HaveKeyWithValue("pack.json", in.Pack.Content))
 		Expect(ownerKinds(cm.OwnerReferences)).To(Equal([]string{"PromptPack/" + packObject}), "the ConfigMap is owned by the PromptPack")
 
 		reg := &v1alpha1.ToolRegistry{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools"}, reg)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools"}, reg)).To(Succeed())
 		Expect(reg.Spec.Handlers).To(HaveLen(1))
 		Expect(reg.Spec.Handlers[0].HTTPConfig.HeadersFromSecret).To(HaveKeyWithValue("X-Api-Key",
 			v1alpha1.ToolRegistrySecretKeyRef{Name: "support-tools-credentials", Key: credentialKey}),
 			"a reference whose key credentials.data supplies is repointed at the credential Secret")
 		sec := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools-credentials"}, sec)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools-credentials"}, sec)).To(Succeed())
 		Expect(sec.Data).To(Equal(map[string][]byte{credentialKey: []byte(credentialValue)}), "the key is kept verbatim")
 		Expect(ownerKinds(sec.OwnerReferences)).To(Equal([]string{"ToolRegistry/support-tools"}))
 		pol := &v1alpha1.ToolPolicy{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools-policy"}, pol)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-tools-policy"}, pol)).To(Succeed())
 		Expect(pol.Spec.Selector.Registry).To(Equal("support-tools"))
 		for _, o := range []client.Object{pp, cm, reg, pol} {
 			spec, err := json.Marshal(o)
@@ -262,7 +263,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 
 		for _, name := range []string{"support-bot", "triage-bot"} {
 			ar := &v1alpha1.AgentRuntime{}
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
+			Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, ar)).To(Succeed())
 			Expect(ar.Spec.PromptPackRef).NotTo(BeNil())
 			Expect(ar.Spec.PromptPackRef.Name).To(Equal(packName))
 			Expect(ar.Spec.PromptPackRef.Version).To(Equal("1.0.0"))
@@ -293,7 +294,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		writesBefore := intentWrites(ctx)
 
 		r := deploy(ns, in)
-		Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 		res := decodeResult(r)
 		Expect(res.Succeeded).To(BeTrue())
 		for _, a := range actions(res) {
@@ -310,7 +311,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		bad.Facades = []intent.Facade{{Type: "websocket", ManagementPlane: ptr.To(false), DataPlane: ptr.To(false)}}
 		in := publishedIntent(vendor.URL+"/lookup", agent("support-bot"), bad, agent("extra-bot"))
 		r := deploy(ns, in)
-		Expect(r.status).To(Equal(http.StatusMultiStatus), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusMultiStatus), "%s", r.Body)
 		res := decodeResult(r)
 		Expect(res.Succeeded).To(BeFalse())
 		Expect(actions(res)).To(Equal([]string{
@@ -324,9 +325,9 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			"AgentRuntime/extra-bot created",
 		}))
 		Expect(res.Results[6].Error).To(ContainSubstring("[" + deniedRule + "] " + deniedField + ":"))
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bad-bot"}, &v1alpha1.AgentRuntime{})
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bad-bot"}, &v1alpha1.AgentRuntime{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the refused agent was not written: %v", err)
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "extra-bot"}, &v1alpha1.AgentRuntime{})).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "extra-bot"}, &v1alpha1.AgentRuntime{})).To(Succeed())
 	})
 
 	It("409: create: true on an existing agent refuses the deploy before anything is written", func() {
@@ -340,7 +341,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		before := snapshot(ns)
 
 		r := deploy(ns, in)
-		Expect(r.status).To(Equal(http.StatusConflict), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusConflict), "%s", r.Body)
 		res := decodeResult(r)
 		Expect(res.Succeeded).To(BeFalse())
 		Expect(actions(res)).To(Equal([]string{"AgentRuntime/support-bot failed"}), "results name the existing agent")
@@ -355,9 +356,9 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		func(body string, wantPath, wantRule, wantField string) {
 			ns400 := freshNamespace("deploy-400")
 			r := call(http.MethodPost, deploymentsPath(ns400), token(claimsFor(ns400, auth.RoleEditor)), []byte(body))
-			Expect(r.status).To(Equal(http.StatusBadRequest), "%s", r.body)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), "%s", r.Body)
 			var er intent.ErrorResponse
-			Expect(json.Unmarshal(r.body, &er)).To(Succeed(), "%s", r.body)
+			Expect(json.Unmarshal(r.Body, &er)).To(Succeed(), "%s", r.Body)
 			Expect(er.Error).NotTo(BeEmpty())
 			if wantPath != "" {
 				Expect(er.Path).To(Equal(wantPath))
@@ -365,7 +366,7 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			}
 			if wantRule != "" {
 				Expect(er.Findings).To(ContainElement(SatisfyAll(
-					HaveField("RuleID", wantRule), HaveField("Field", wantField))), "%s", r.body)
+					HaveField("RuleID", wantRule), HaveField("Field", wantField))), "%s", r.Body)
 			}
 			Expect(snapshot(ns400)).To(BeEmpty(), "nothing written")
 		},
@@ -395,46 +396,46 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 			"unknown signing key": stranger,
 		} {
 			r := call(http.MethodPost, deploymentsPath(ns), bearer, body)
-			Expect(r.status).To(Equal(http.StatusUnauthorized), "%s: %s", what, r.body)
-			Expect(r.header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"), what)
-			bodies = append(bodies, string(r.body))
+			Expect(r.Status).To(Equal(http.StatusUnauthorized), "%s: %s", what, r.Body)
+			Expect(r.Header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"), what)
+			bodies = append(bodies, string(r.Body))
 		}
 		for _, b := range bodies {
 			Expect(b).To(Equal(bodies[0]), "a 401 does not say which check failed")
 		}
-		err = k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x-bot"}, &v1alpha1.AgentRuntime{})
+		err = suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x-bot"}, &v1alpha1.AgentRuntime{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("403: a viewer deploying, and an editor of another workspace, are refused", func() {
 		body := mustJSON(publishedIntent(vendor.URL+"/lookup", agent("x-bot")))
 		viewer := call(http.MethodPost, deploymentsPath(ns), token(claimsFor(ns, auth.RoleViewer)), body)
-		Expect(viewer.status).To(Equal(http.StatusForbidden), "%s", viewer.body)
+		Expect(viewer.Status).To(Equal(http.StatusForbidden), "%s", viewer.Body)
 		other := call(http.MethodPost, "/api/v1/workspaces/globex/deployments", token(claimsFor(ns, auth.RoleEditor)), body)
-		Expect(other.status).To(Equal(http.StatusForbidden), "%s", other.body)
+		Expect(other.Status).To(Equal(http.StatusForbidden), "%s", other.Body)
 		// The viewer may read the profile: the 403 was the role.
 		profile := call(http.MethodGet, "/api/v1/workspaces/"+ns+"/deploy-profile", token(claimsFor(ns, auth.RoleViewer)), nil)
-		Expect(profile.status).To(Equal(http.StatusOK), "%s", profile.body)
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x-bot"}, &v1alpha1.AgentRuntime{})
+		Expect(profile.Status).To(Equal(http.StatusOK), "%s", profile.Body)
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x-bot"}, &v1alpha1.AgentRuntime{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("403: a token of workspace A claiming workspace B's namespace writes nothing to B; 404: a workspace no Workspace names", func() {
 		nsB := freshNamespace("deploy-victim")
-		mockProvider(nsB, "mock")
+		framework.CreateMockProvider(suite.Client, nsB, "mock")
 		before, beforeA := snapshot(nsB), snapshot(ns)
 		body := mustJSON(publishedIntent(vendor.URL+"/lookup", agent("squat-bot")))
 		// An owner of workspace ns (A) whose token claims B's namespace.
 		forged := claimsFor(ns, auth.RoleOwner)
 		forged.Namespace = nsB
 		r := call(http.MethodPost, deploymentsPath(ns), token(forged), body)
-		Expect(r.status).To(Equal(http.StatusForbidden), "%s", r.body)
+		Expect(r.Status).To(Equal(http.StatusForbidden), "%s", r.Body)
 		plan := call(http.MethodPost, "/api/v1/workspaces/"+ns+"/deploy/plan", token(forged), []byte(`{"deployConfig":{"providers":[{"name":"default","ref":"mock"}]}}`))
-		Expect(plan.status).To(Equal(http.StatusForbidden), "%s", plan.body)
+		Expect(plan.Status).To(Equal(http.StatusForbidden), "%s", plan.Body)
 		// A workspace with no Workspace, its token claiming B's namespace.
 		ghost := authtest.Claims("alice", "no-such-workspace", nsB, auth.RoleOwner, time.Now())
 		missing := call(http.MethodPost, deploymentsPath("no-such-workspace"), token(ghost), body)
-		Expect(missing.status).To(Equal(http.StatusNotFound), "%s", missing.body)
+		Expect(missing.Status).To(Equal(http.StatusNotFound), "%s", missing.Body)
 		Expect(snapshot(nsB)).To(Equal(before), "nothing written to B")
 		Expect(snapshot(ns)).To(Equal(beforeA), "nor to A")
 	})
@@ -443,9 +444,9 @@ var _ = Describe("The deploy API's published-pack path", Ordered, func() {
 		in := publishedIntent(vendor.URL+"/lookup", agent("big-bot"))
 		in.Pack.Content = `{"id": "support", "pad": "` + strings.Repeat("x", maxBody) + `"}`
 		r := deploy(ns, in)
-		Expect(r.status).To(Equal(http.StatusRequestEntityTooLarge), "%.200s", r.body)
-		Expect(string(r.body)).To(ContainSubstring(fmt.Sprint(maxBody)))
-		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "big-bot"}, &v1alpha1.AgentRuntime{})
+		Expect(r.Status).To(Equal(http.StatusRequestEntityTooLarge), "%.200s", r.Body)
+		Expect(string(r.Body)).To(ContainSubstring(fmt.Sprint(maxBody)))
+		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "big-bot"}, &v1alpha1.AgentRuntime{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 

@@ -31,9 +31,9 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPL
 // operator's writes the same way).
 func intentWrites(ctx context.Context) map[string]float64 {
 	GinkgoHelper()
-	hc, err := rest.HTTPClientFor(cluster.Config)
+	hc, err := rest.HTTPClientFor(suite.Env.Config)
 	Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(cluster.Config.Host, "/")+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(suite.Env.Config.Host, "/")+"/metrics", nil)
 	Expect(err).NotTo(HaveOccurred())
 	resp, err := hc.Do(req)
 	Expect(err).NotTo(HaveOccurred())

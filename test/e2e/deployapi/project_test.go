@@ -18,6 +18,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/deploy/translate"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // projectIntent deploys the Arena project my-project to a dev agent: the
@@ -41,7 +42,7 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 
 	BeforeAll(func() {
 		ns = freshNamespace("dev")
-		mockProvider(ns, "mock")
+		framework.CreateMockProvider(suite.Client, ns, "mock")
 	})
 
 	It("200: the agent first, then its PromptPackSource, each with the four dev labels; the user is a pseudonym", func() {
@@ -50,7 +51,7 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 		// project intent is a 400 (deployintent/project-license).
 		Eventually(func(g Gomega) {
 			r = deploy(ns, projectIntent("30m"))
-			g.Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			g.Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 		}).WithTimeout(time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 		res := decodeResult(r)
 		Expect(res.Succeeded).To(BeTrue())
@@ -62,7 +63,7 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 		Expect(agentName).NotTo(ContainSubstring("alice"), "the derived name carries the user's pseudonym, never the token's subject")
 
 		ar := &v1alpha1.AgentRuntime{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentName}, ar)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentName}, ar)).To(Succeed())
 		user := ar.Labels[translate.ArenaUserLabel]
 		Expect(ar.Labels).To(HaveKeyWithValue(translate.DevLabel, "true"))
 		Expect(ar.Labels).To(HaveKeyWithValue(translate.HiddenLabel, "true"))
@@ -74,14 +75,14 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 		Expect(ar.Spec.PromptPackRef.Version).To(BeEmpty(), "a dev agent follows its live pack: no version")
 
 		src := &v1alpha1.PromptPackSource{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: res.Results[1].Name}, src)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: res.Results[1].Name}, src)).To(Succeed())
 		Expect(src.Labels).To(HaveKeyWithValue(translate.ArenaUserLabel, user))
 		Expect(metav1.IsControlledBy(src, ar) || hasOwnerUID(src.OwnerReferences, ar.UID)).To(BeTrue(), "the source is owned by the dev agent")
 	})
 
 	It("two concurrent applies of the same intent both succeed", func() {
 		ns2 := freshNamespace("dev-race")
-		mockProvider(ns2, "mock")
+		framework.CreateMockProvider(suite.Client, ns2, "mock")
 		var wg sync.WaitGroup
 		replies := make([]reply, 2)
 		for i := range replies {
@@ -95,12 +96,12 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 		wg.Wait()
 		var agentActions []string
 		for _, r := range replies {
-			Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
+			Expect(r.Status).To(Equal(http.StatusOK), "%s", r.Body)
 			agentActions = append(agentActions, string(decodeResult(r).Results[0].Action))
 		}
 		Expect(agentActions).To(ContainElement(string(intent.ActionCreated)), "one apply created the dev agent")
 		list := &v1alpha1.AgentRuntimeList{}
-		Expect(k8sClient.List(ctx, list, client.InNamespace(ns2))).To(Succeed())
+		Expect(suite.Client.List(ctx, list, client.InNamespace(ns2))).To(Succeed())
 		Expect(list.Items).To(HaveLen(1))
 	})
 
@@ -108,27 +109,27 @@ var _ = Describe("The deploy API's dev project path", Ordered, func() {
 		Expect(agentName).NotTo(BeEmpty(), "the 200 spec deployed the agent")
 		ar := &v1alpha1.AgentRuntime{}
 		key := client.ObjectKey{Namespace: ns, Name: agentName}
-		Expect(k8sClient.Get(ctx, key, ar)).To(Succeed())
+		Expect(suite.Client.Get(ctx, key, ar)).To(Succeed())
 		// A finalizer of the test's holds the agent in deletion, as the
 		// garbage collector or the idle reaper would for a moment.
 		controllerutil.AddFinalizer(ar, "e2e.omnia.altairalabs.ai/hold")
-		Expect(k8sClient.Update(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Update(ctx, ar)).To(Succeed())
 		DeferCleanup(func() {
 			live := &v1alpha1.AgentRuntime{}
-			if k8sClient.Get(ctx, key, live) == nil {
+			if suite.Client.Get(ctx, key, live) == nil {
 				controllerutil.RemoveFinalizer(live, "e2e.omnia.altairalabs.ai/hold")
-				_ = k8sClient.Update(ctx, live)
+				_ = suite.Client.Update(ctx, live)
 			}
 		})
-		Expect(k8sClient.Delete(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Delete(ctx, ar)).To(Succeed())
 		r := deploy(ns, projectIntent("45m"))
-		Expect(r.status).To(Equal(http.StatusServiceUnavailable), "%s", r.body)
-		Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
-		Expect(strings.Contains(string(r.body), agentName)).To(BeTrue(), "the results name the agent")
+		Expect(r.Status).To(Equal(http.StatusServiceUnavailable), "%s", r.Body)
+		Expect(r.Header.Get("Retry-After")).NotTo(BeEmpty())
+		Expect(strings.Contains(string(r.Body), agentName)).To(BeTrue(), "the results name the agent")
 		// Nothing written: the intent's new idle timeout did not reach the
 		// agent.
 		live := &v1alpha1.AgentRuntime{}
-		Expect(k8sClient.Get(ctx, key, live)).To(Succeed())
+		Expect(suite.Client.Get(ctx, key, live)).To(Succeed())
 		Expect(live.Annotations).To(HaveKeyWithValue("omnia.altairalabs.ai/idle-timeout", "30m"))
 	})
 })

@@ -2,21 +2,18 @@ package exposure
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
@@ -29,9 +26,9 @@ const (
 var _ = Describe("Exposure", func() {
 	It("gives an exposed agent its HTTPRoutes, and the URLs once the Gateway accepts them", func() {
 		ctx := context.Background()
-		ns := freshNamespace("exposure")
-		createPromptPack(ns, packName, "1.0.0")
-		Expect(k8sClient.Create(ctx, &v1alpha1.AgentRuntime{
+		ns := framework.CreateNamespace(suite.Client, "exposure")
+		framework.CreatePromptPack(suite.Client, ns, packName, "1.0.0")
+		Expect(suite.Client.Create(ctx, &v1alpha1.AgentRuntime{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentName},
 			Spec: v1alpha1.AgentRuntimeSpec{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
@@ -52,7 +49,7 @@ var _ = Describe("Exposure", func() {
 		} {
 			Eventually(func(g Gomega) {
 				rt := &gatewayv1.HTTPRoute{}
-				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: tc.route}, rt)).To(Succeed())
+				g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: tc.route}, rt)).To(Succeed())
 				g.Expect(rt.Spec.Hostnames).To(Equal([]gatewayv1.Hostname{gatewayv1.Hostname(tc.host)}))
 				g.Expect(rt.Spec.ParentRefs).To(HaveLen(1))
 				g.Expect(string(rt.Spec.ParentRefs[0].Name)).To(Equal(gatewayName))
@@ -101,10 +98,10 @@ var _ = Describe("Exposure", func() {
 		Eventually(func(g Gomega) {
 			ar := getAgent(g, ns)
 			ar.Spec.Facades[1].Expose = nil
-			g.Expect(k8sClient.Update(ctx, ar)).To(Succeed())
+			g.Expect(suite.Client.Update(ctx, ar)).To(Succeed())
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 		Eventually(func() bool {
-			err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-a2a"}, &gatewayv1.HTTPRoute{})
+			err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-a2a"}, &gatewayv1.HTTPRoute{})
 			return apierrors.IsNotFound(err)
 		}).WithTimeout(timeout).WithPolling(poll).Should(BeTrue())
 		Eventually(func(g Gomega) {
@@ -116,8 +113,8 @@ var _ = Describe("Exposure", func() {
 	})
 
 	It("refuses two exposed facades on one host at admission", func() {
-		ns := freshNamespace("exposure-conflict")
-		err := k8sClient.Create(context.Background(), &v1alpha1.AgentRuntime{
+		ns := framework.CreateNamespace(suite.Client, "exposure-conflict")
+		err := suite.Client.Create(context.Background(), &v1alpha1.AgentRuntime{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: agentName},
 			Spec: v1alpha1.AgentRuntimeSpec{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
@@ -139,9 +136,9 @@ var _ = Describe("Exposure", func() {
 	// host the platform granted A in its Workspace.
 	It("refuses another namespace's host and a wildcard at admission, and admits a host the Workspace grants", func() {
 		ctx := context.Background()
-		tenantA, tenantB := freshNamespace("exposure-tenant-a"), freshNamespace("exposure-tenant-b")
+		tenantA, tenantB := framework.CreateNamespace(suite.Client, "exposure-tenant-a"), framework.CreateNamespace(suite.Client, "exposure-tenant-b")
 		claim := func(name, host string) error {
-			return k8sClient.Create(ctx, &v1alpha1.AgentRuntime{
+			return suite.Client.Create(ctx, &v1alpha1.AgentRuntime{
 				ObjectMeta: metav1.ObjectMeta{Namespace: tenantA, Name: name},
 				Spec: v1alpha1.AgentRuntimeSpec{
 					PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
@@ -169,8 +166,8 @@ var _ = Describe("Exposure", func() {
 		ws := &v1alpha1.Workspace{ObjectMeta: metav1.ObjectMeta{Name: tenantA},
 			Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: tenantA},
 				Exposure: &v1alpha1.WorkspaceExposure{AllowedHostSuffixes: []string{"shop.example.org"}}}}
-		Expect(k8sClient.Create(ctx, ws)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(context.Background(), ws))).To(Succeed()) })
+		Expect(suite.Client.Create(ctx, ws)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(suite.Client.Delete(context.Background(), ws))).To(Succeed()) })
 		// The webhook's cache sees the Workspace shortly after it is created.
 		Eventually(func() error { return claim("granted", "api.shop.example.org") }).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 		err = claim("ungranted", "api.other.example.org")
@@ -179,40 +176,15 @@ var _ = Describe("Exposure", func() {
 	})
 })
 
-func freshNamespace(prefix string) string {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
-	return ns.Name
-}
-
-// createPromptPack creates a pack the operator's PromptPack controller
-// validates Ready, so the agent's workload is applied.
-func createPromptPack(ns, name, version string) {
-	ctx := context.Background()
-	obj := name + "-" + version
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: obj},
-		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, name, version)},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: obj, Labels: map[string]string{rules.PromptPackLabel: name}},
-		Spec: v1alpha1.PromptPackSpec{PackName: name, Version: version,
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: obj}}},
-	})).To(Succeed())
-}
-
 func getAgent(g Gomega, ns string) *v1alpha1.AgentRuntime {
 	ar := &v1alpha1.AgentRuntime{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: agentName}, ar)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: agentName}, ar)).To(Succeed())
 	return ar
 }
 
+// exposedCondition is the agent's Exposed condition as status/reason.
 func exposedCondition(ar *v1alpha1.AgentRuntime) string {
-	c := meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionExposed)
-	if c == nil {
-		return ""
-	}
-	return string(c.Status) + "/" + c.Reason
+	return framework.Condition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionExposed)
 }
 
 // acceptRoute writes the route's status.parents as the Gateway
@@ -223,7 +195,7 @@ func acceptRoute(ns, name string) {
 	Eventually(func(g Gomega) {
 		ctx := context.Background()
 		rt := &gatewayv1.HTTPRoute{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rt)).To(Succeed())
+		g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rt)).To(Succeed())
 		now := metav1.Now()
 		cond := func(t gatewayv1.RouteConditionType, r gatewayv1.RouteConditionReason) metav1.Condition {
 			return metav1.Condition{Type: string(t), Status: metav1.ConditionTrue, Reason: string(r), Message: "simulated Gateway controller",
@@ -234,6 +206,6 @@ func acceptRoute(ns, name string) {
 			ControllerName: "example.com/simulated-gateway",
 			Conditions:     []metav1.Condition{cond(gatewayv1.RouteConditionAccepted, gatewayv1.RouteReasonAccepted), cond(gatewayv1.RouteConditionResolvedRefs, gatewayv1.RouteReasonResolvedRefs)},
 		}}
-		g.Expect(k8sClient.Status().Update(ctx, rt)).To(Succeed())
+		g.Expect(suite.Client.Status().Update(ctx, rt)).To(Succeed())
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed(), "status.parents of %s/%s", ns, name)
 }

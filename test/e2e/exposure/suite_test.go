@@ -18,20 +18,16 @@ package exposure
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The platform's default-exposure Gateway and base domain, as the
@@ -42,42 +38,26 @@ const (
 	baseDomain       = "agents.example.com"
 )
 
-var (
-	cluster   *controlplane.Cluster
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-	anyFailed bool
-)
-
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
+var suite *framework.Suite
 
 func TestExposure(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia exposure e2e")
 }
 
-var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-e2e-exposure-")
-	Expect(err).NotTo(HaveOccurred())
-	cluster, operator, err = controlplane.WithGatewayAPIOperatorCluster(controlplane.Options{}, logDir,
-		"--default-exposure-gateway="+gatewayNamespace+"/"+gatewayName, "--exposure-base-domain="+baseDomain)
-	Expect(err).NotTo(HaveOccurred())
+var _ = ReportAfterEach(framework.RecordSpecFailure)
 
-	k8sClient, err = controlplane.NewClient(cluster.Environment.Config, gatewayv1.Install)
-	Expect(err).NotTo(HaveOccurred())
+var _ = BeforeSuite(func() {
+	suite = framework.Start("exposure", framework.OperatorOptions{
+		GatewayAPI: true,
+		Args:       []string{"--default-exposure-gateway=" + gatewayNamespace + "/" + gatewayName, "--exposure-base-domain=" + baseDomain},
+		Schemes:    []func(*runtime.Scheme) error{gatewayv1.Install},
+	})
 
 	// The platform's Gateway: HTTPS on 443 for every host under the base
 	// domain (the operator only reads it: scheme and port of the URLs).
-	ctx := context.Background()
-	Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gatewayNamespace}})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &gatewayv1.Gateway{
+	framework.EnsureNamespace(suite.Client, gatewayNamespace)
+	Expect(suite.Client.Create(context.Background(), &gatewayv1.Gateway{
 		ObjectMeta: metav1.ObjectMeta{Namespace: gatewayNamespace, Name: gatewayName},
 		Spec: gatewayv1.GatewaySpec{GatewayClassName: "example", Listeners: []gatewayv1.Listener{{
 			Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType, Hostname: ptr.To(gatewayv1.Hostname("*." + baseDomain)),
@@ -85,15 +65,4 @@ var _ = BeforeSuite(func() {
 	})).To(Succeed())
 })
 
-var _ = AfterSuite(func() {
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if cluster != nil {
-		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+var _ = AfterSuite(func() { suite.Stop() })

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
@@ -30,25 +30,10 @@ const (
 // freshNamespace creates a namespace <prefix>-<random> holding a Ready
 // PromptPack "prompts", and returns its name.
 func freshNamespace(prefix string) string {
-	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	name := "prompts-1.0.0"
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name},
-		Data:       map[string]string{"pack.json": `{"id": "prompts", "version": "1.0.0"}`},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name, Labels: map[string]string{rules.PromptPackLabel: "prompts"}},
-		Spec: v1alpha1.PromptPackSpec{PackName: "prompts", Version: "1.0.0",
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.PromptPack{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
-	}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
-	return ns.Name
+	GinkgoHelper()
+	ns := framework.CreateNamespace(suite.Client, prefix)
+	framework.CreateReadyPromptPack(suite.Client, ns, "prompts", "1.0.0")
+	return ns
 }
 
 // newAgent is an agent with a websocket facade and an external-only a2a
@@ -77,7 +62,7 @@ func waitCondition(ns, typ string, status metav1.ConditionStatus, reason string)
 	var c *metav1.Condition
 	Eventually(func(g Gomega) {
 		ar := &v1alpha1.AgentRuntime{}
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
+		g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
 		c = meta.FindStatusCondition(ar.Status.Conditions, typ)
 		g.Expect(c).NotTo(BeNil(), "%s not set", typ)
 		g.Expect(string(c.Status) + "/" + c.Reason).To(Equal(string(status) + "/" + reason))
@@ -89,7 +74,7 @@ func waitCondition(ns, typ string, status metav1.ConditionStatus, reason string)
 // mounts the JWKS Secret.
 func facadeAuth(g Gomega, ns string) (map[string]any, bool) {
 	d := &appsv1.Deployment{}
-	g.Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
+	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
 	cfg := map[string]any{}
 	for _, c := range d.Spec.Template.Spec.Containers {
 		if c.Name != "facade" {
@@ -112,14 +97,14 @@ var _ = Describe("externalAuth.oidc", func() {
 	It("mirrors the issuer's JWKS into agent-<agent>-oidc-jwks and then enables oidc in the facade", func() {
 		ctx := context.Background()
 		ns := freshNamespace("extauth-oidc")
-		Expect(k8sClient.Create(ctx, newAgent(ns, oidcAuth(issuer.URL+"/")))).To(Succeed())
+		Expect(suite.Client.Create(ctx, newAgent(ns, oidcAuth(issuer.URL+"/")))).To(Succeed())
 
 		c := waitCondition(ns, v1alpha1.AgentRuntimeConditionOIDCJWKSReady, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonJWKSMirrored)
 		Expect(c.Message).To(ContainSubstring(issuer.URL + "/keys"))
 		s := &corev1.Secret{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "agent-support-oidc-jwks"}, s)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "agent-support-oidc-jwks"}, s)).To(Succeed())
 		ar := &v1alpha1.AgentRuntime{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
 		Expect(metav1.IsControlledBy(s, ar)).To(BeTrue(), "the JWKS Secret is owned by the agent")
 		Expect(s.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "omnia-operator"))
 		Expect(string(s.Data["jwks.json"])).To(Equal(issuerJWKS))
@@ -142,10 +127,10 @@ var _ = Describe("externalAuth.oidc", func() {
 		}))
 		DeferCleanup(plain.Close)
 		ns := freshNamespace("extauth-http")
-		Expect(k8sClient.Create(ctx, newAgent(ns, oidcAuth(plain.URL)))).To(Succeed())
+		Expect(suite.Client.Create(ctx, newAgent(ns, oidcAuth(plain.URL)))).To(Succeed())
 		waitCondition(ns, v1alpha1.AgentRuntimeConditionOIDCJWKSReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonIssuerNotHTTPS)
 		Expect(hits.Load()).To(BeZero())
-		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "agent-support-oidc-jwks"}, &corev1.Secret{}))).To(BeTrue())
+		Expect(apierrors.IsNotFound(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "agent-support-oidc-jwks"}, &corev1.Secret{}))).To(BeTrue())
 		Eventually(func(g Gomega) {
 			cfg, mounted := facadeAuth(g, ns)
 			g.Expect(cfg["validators"]).To(BeEmpty())
@@ -155,7 +140,7 @@ var _ = Describe("externalAuth.oidc", func() {
 
 	It("refuses a link-local issuer", func() {
 		ns := freshNamespace("extauth-metadata")
-		Expect(k8sClient.Create(context.Background(), newAgent(ns, oidcAuth("https://169.254.169.254")))).To(Succeed())
+		Expect(suite.Client.Create(context.Background(), newAgent(ns, oidcAuth("https://169.254.169.254")))).To(Succeed())
 		c := waitCondition(ns, v1alpha1.AgentRuntimeConditionOIDCJWKSReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonJWKSFetchFailed)
 		Expect(c.Message).To(ContainSubstring("BlockedAddress"))
 	})
@@ -164,13 +149,13 @@ var _ = Describe("externalAuth.oidc", func() {
 var _ = Describe("ExternalAuth", func() {
 	It("warns at admission and reports False for a managementPlane: false facade without a validator", func() {
 		ns := freshNamespace("extauth-nocallers")
-		warnings.take()
-		Expect(k8sClient.Create(context.Background(), newAgent(ns, nil))).To(Succeed())
-		Expect(warnings.take()).To(ContainElement(ContainSubstring("[agentruntime/facade-accepts-callers]")))
+		suite.Warnings.Take()
+		Expect(suite.Client.Create(context.Background(), newAgent(ns, nil))).To(Succeed())
+		Expect(suite.Warnings.Take()).To(ContainElement(ContainSubstring("[agentruntime/facade-accepts-callers]")))
 		c := waitCondition(ns, v1alpha1.AgentRuntimeConditionExternalAuth, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonNoCallersAccepted)
 		Expect(c.Message).To(ContainSubstring("spec.facades[1].managementPlane"))
 		ar := &v1alpha1.AgentRuntime{}
-		Expect(k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
+		Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support"}, ar)).To(Succeed())
 		Expect(meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionOIDCJWKSReady)).To(BeNil(), "no OIDCJWKSReady without oidc")
 	})
 })

@@ -11,34 +11,21 @@
 package externalauth
 
 import (
-	"context"
 	"encoding/pem"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 var (
-	env       *envtest.Environment
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	warnings  = &warningLog{}
-	logDir    string
-	anyFailed bool
+	suite *framework.Suite
 	// issuer is the local TLS OIDC issuer; issuerFetches counts its JWKS
 	// requests.
 	issuer        *httptest.Server
@@ -48,22 +35,15 @@ var (
 // issuerJWKS is the key set the local issuer serves.
 const issuerJWKS = `{"keys":[{"alg":"RS256","e":"AQAB","kid":"e2e-1","kty":"RSA","n":"sXchw","use":"sig"}]}`
 
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
-
 func TestExternalAuth(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia external auth e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-externalauth-e2e-")
-	Expect(err).NotTo(HaveOccurred())
+	suite = framework.NewSuite("externalauth")
 
 	issuer = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -76,53 +56,12 @@ var _ = BeforeSuite(func() {
 			http.NotFound(w, r)
 		}
 	}))
-	caFile := filepath.Join(logDir, "issuer-ca.pem")
+	// Closed after AfterSuite, once the operator that polls it has stopped.
+	DeferCleanup(issuer.Close)
+	caFile := suite.Path("issuer-ca.pem")
 	Expect(os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: issuer.Certificate().Raw}), 0o600)).To(Succeed())
 
-	env, operator, err = controlplane.WithOperator(controlplane.Options{}, logDir, "--oidc-ca-file", caFile)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
-
-	cfg := *env.Config
-	cfg.WarningHandlerWithContext = warnings
-	k8sClient, err = controlplane.NewClient(&cfg)
-	Expect(err).NotTo(HaveOccurred())
+	suite.StartOperator(framework.OperatorOptions{Args: []string{"--oidc-ca-file", caFile}, CollectWarnings: true})
 })
 
-var _ = AfterSuite(func() {
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if env != nil {
-		errs = append(errs, controlplane.StopEnvironment(env, env.Stop))
-	}
-	if issuer != nil {
-		issuer.Close()
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
-
-// warningLog collects the API server's warnings (admission warnings among
-// them) for the specs to take.
-type warningLog struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *warningLog) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, msg string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, msg)
-}
-
-// take returns the warnings seen since the last take.
-func (w *warningLog) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.msgs
-	w.msgs = nil
-	return out
-}
+var _ = AfterSuite(func() { suite.Stop() })

@@ -8,8 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // provider is a claude Provider whose credential Secret does not exist: a
@@ -33,26 +32,18 @@ func provider(ns, name string) *v1alpha1.Provider {
 	}
 }
 
-func ensureNamespace(ctx context.Context, name string) {
-	GinkgoHelper()
-	err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	if !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
-}
-
 var _ = Describe("the namespace-scoped install", func() {
 	ctx := context.Background()
 
 	It("reconciles Providers in every watched namespace and leaves an unwatched namespace's alone", func() {
-		ensureNamespace(ctx, unwatched)
+		framework.EnsureNamespace(suite.Client, unwatched)
 		for _, ns := range []string{watchedA, watchedB, unwatched} {
-			Expect(k8sClient.Create(ctx, provider(ns, "claude"))).To(Succeed())
+			Expect(suite.Client.Create(ctx, provider(ns, "claude"))).To(Succeed())
 		}
 		for _, ns := range []string{watchedA, watchedB} {
 			Eventually(func(g Gomega) {
 				p := &v1alpha1.Provider{}
-				g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "claude"}, p)).To(Succeed())
+				g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "claude"}, p)).To(Succeed())
 				c := meta.FindStatusCondition(p.Status.Conditions, "SecretFound")
 				g.Expect(c).NotTo(BeNil(), "no SecretFound condition in %s", ns)
 				g.Expect(c.Reason).To(Equal("SecretNotFound"))
@@ -62,29 +53,29 @@ var _ = Describe("the namespace-scoped install", func() {
 		// unwatched one, created in the same breath, stays untouched.
 		Consistently(func(g Gomega) {
 			p := &v1alpha1.Provider{}
-			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: unwatched, Name: "claude"}, p)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: unwatched, Name: "claude"}, p)).To(Succeed())
 			g.Expect(p.Status.Conditions).To(BeEmpty())
 			g.Expect(p.Status.ObservedGeneration).To(BeZero())
 		}).WithTimeout(3 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	})
 
 	It("validates in watched namespaces and admits an unwatched namespace's objects unevaluated", func() {
-		ensureNamespace(ctx, unwatched)
+		framework.EnsureNamespace(suite.Client, unwatched)
 		bad := func(ns string) *v1alpha1.Provider {
 			p := provider(ns, "bad-timeout")
 			p.Spec.Defaults = &v1alpha1.ProviderDefaults{RequestTimeout: "30"}
 			return p
 		}
-		err := k8sClient.Create(ctx, bad(watchedA))
+		err := suite.Client.Create(ctx, bad(watchedA))
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("provider/defaults-timeout-duration"))
 		// Outside its watch the operator decides nothing: the object is the
 		// business of whatever install watches that namespace.
-		Expect(k8sClient.Create(ctx, bad(unwatched))).To(Succeed())
+		Expect(suite.Client.Create(ctx, bad(unwatched))).To(Succeed())
 	})
 
 	It("holds no grant on Secrets or workloads outside the watched namespaces", func() {
-		cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(logDir, "operator.kubeconfig"))
+		cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(suite.LogDir, "operator.kubeconfig"))
 		Expect(err).NotTo(HaveOccurred())
 		cs, err := kubernetes.NewForConfig(cfg)
 		Expect(err).NotTo(HaveOccurred())
@@ -108,7 +99,7 @@ var _ = Describe("the namespace-scoped install", func() {
 		Expect(can("list", "omnia.altairalabs.ai", "workspaces", "")).To(BeTrue())
 		Expect(can("list", "", "namespaces", "")).To(BeTrue())
 
-		forbidden, err := operator.Forbidden()
+		forbidden, err := suite.Operator.Forbidden()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Join(forbidden, "\n")).To(BeEmpty(), "the operator asked for something outside its grants")
 	})

@@ -9,18 +9,13 @@
 package namespaced
 
 import (
-	"errors"
-	"os"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // The namespaces config/namespaced watches, and one it does not.
@@ -30,49 +25,22 @@ const (
 	unwatched = "team-c"
 )
 
-var (
-	env       *envtest.Environment
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-	anyFailed bool
-)
-
-var _ = ReportAfterEach(func(r SpecReport) {
-	if r.Failed() {
-		anyFailed = true
-	}
-})
+var suite *framework.Suite
 
 func TestNamespaced(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia namespace-scoped install e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-namespaced-e2e-")
-	Expect(err).NotTo(HaveOccurred())
-	env, operator, err = controlplane.WithOperator(controlplane.Options{OperatorRBAC: "config/namespaced"}, logDir,
-		"--watch-namespaces="+watchedA+","+watchedB)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(operator.WaitReady(2 * time.Minute)).To(Succeed())
-	k8sClient, err = controlplane.NewClient(env.Config)
-	Expect(err).NotTo(HaveOccurred())
+	suite = framework.Start("namespaced", framework.OperatorOptions{
+		ControlPlane: controlplane.Options{OperatorRBAC: "config/namespaced"},
+		Args:         []string{"--watch-namespaces=" + watchedA + "," + watchedB},
+	})
 })
 
-var _ = AfterSuite(func() {
-	var errs []error
-	if operator != nil {
-		// StopChecked fails on any request the API server refused the
-		// operator: an informer or read outside its grants shows here.
-		errs = append(errs, operator.StopChecked())
-	}
-	if env != nil {
-		errs = append(errs, controlplane.StopEnvironment(env, env.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || anyFailed || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+// Stop fails on any request the API server refused the operator: an
+// informer or read outside its grants shows here.
+var _ = AfterSuite(func() { suite.Stop() })

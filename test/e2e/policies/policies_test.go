@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 // regoTimeout is the operator's --policy-rego-timeout in this suite.
@@ -81,14 +82,6 @@ func provider(ns, name string, maxTokens int32) *v1alpha1.Provider {
 	}
 }
 
-func createNamespace(ctx context.Context, name string) {
-	GinkgoHelper()
-	err := k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	if !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
-}
-
 // inForce waits until the policy controller has compiled the policy's
 // current generation and put it in force (status.observedGeneration and
 // Ready=True). The store is updated before the status is written, so the
@@ -97,7 +90,7 @@ func inForce(ctx context.Context, name string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		var p v1alpha1.ValidationPolicy
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
+		g.Expect(suite.Client.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
 		g.Expect(p.Status.ObservedGeneration).To(Equal(p.Generation))
 		ready := meta.FindStatusCondition(p.Status.Conditions, "Ready")
 		g.Expect(ready).NotTo(BeNil())
@@ -108,9 +101,9 @@ func inForce(ctx context.Context, name string) {
 func setActions(ctx context.Context, name string, actions ...v1alpha1.ValidationAction) {
 	GinkgoHelper()
 	var p v1alpha1.ValidationPolicy
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
+	Expect(suite.Client.Get(ctx, client.ObjectKey{Name: name}, &p)).To(Succeed())
 	p.Spec.ValidationActions = actions
-	Expect(k8sClient.Update(ctx, &p)).To(Succeed())
+	Expect(suite.Client.Update(ctx, &p)).To(Succeed())
 	inForce(ctx, name)
 }
 
@@ -134,30 +127,30 @@ var _ = Describe("ValidationPolicy", func() {
 			ns := "pol-actions-" + lang
 			name := "max-tokens-" + lang
 			ruleID := "policy/" + name + "/max-tokens"
-			createNamespace(ctx, ns)
-			Expect(k8sClient.Create(ctx, newPolicy(name, []v1alpha1.ValidationAction{"Deny"}, ns, policyRule(lang, "max-tokens")))).To(Succeed())
+			framework.EnsureNamespace(suite.Client, ns)
+			Expect(suite.Client.Create(ctx, newPolicy(name, []v1alpha1.ValidationAction{"Deny"}, ns, policyRule(lang, "max-tokens")))).To(Succeed())
 			DeferCleanup(func(ctx context.Context) {
-				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &v1alpha1.ValidationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+				Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, &v1alpha1.ValidationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
 			})
 			inForce(ctx, name)
 
 			By("Deny: the API server refuses the object, naming the rule and the field")
-			causes := refusal(k8sClient.Create(ctx, provider(ns, "big-deny", 8192)))
+			causes := refusal(suite.Client.Create(ctx, provider(ns, "big-deny", 8192)))
 			Expect(causes).To(ContainElement(HavePrefix(maxTokensField + " [" + ruleID + "]")))
 			By("an object the rule accepts is admitted")
-			Expect(k8sClient.Create(ctx, provider(ns, "small", 1024))).To(Succeed())
+			Expect(suite.Client.Create(ctx, provider(ns, "small", 1024))).To(Succeed())
 
 			By("Warn: admitted with a warning naming the rule and the field")
 			setActions(ctx, name, "Warn")
-			warnings.take()
-			Expect(k8sClient.Create(ctx, provider(ns, "big-warn", 8192))).To(Succeed())
-			Expect(warnings.take()).To(ContainElement(ContainSubstring("[" + ruleID + "] " + maxTokensField)))
+			suite.Warnings.Take()
+			Expect(suite.Client.Create(ctx, provider(ns, "big-warn", 8192))).To(Succeed())
+			Expect(suite.Warnings.Take()).To(ContainElement(ContainSubstring("[" + ruleID + "] " + maxTokensField)))
 
 			By("Audit: admitted silently, recorded in the admission metrics")
 			setActions(ctx, name, "Audit")
-			warnings.take()
-			Expect(k8sClient.Create(ctx, provider(ns, "big-audit", 8192))).To(Succeed())
-			for _, w := range warnings.take() {
+			suite.Warnings.Take()
+			Expect(suite.Client.Create(ctx, provider(ns, "big-audit", 8192))).To(Succeed())
+			for _, w := range suite.Warnings.Take() {
 				Expect(w).NotTo(ContainSubstring(ruleID))
 			}
 			audited := counter("omnia_admission_findings_total")
@@ -172,20 +165,20 @@ var _ = Describe("ValidationPolicy", func() {
 			By("back to Deny: an update that adds the violation is refused, one that keeps it is ratcheted")
 			setActions(ctx, name, "Deny")
 			var small v1alpha1.Provider
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "small"}, &small)).To(Succeed())
+			Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "small"}, &small)).To(Succeed())
 			small.Spec.Defaults.MaxTokens = ptr.To[int32](9000)
-			causes = refusal(k8sClient.Update(ctx, &small))
+			causes = refusal(suite.Client.Update(ctx, &small))
 			Expect(causes).To(ContainElement(HavePrefix(maxTokensField + " [" + ruleID + "]")))
 			var big v1alpha1.Provider
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "big-audit"}, &big)).To(Succeed())
+			Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "big-audit"}, &big)).To(Succeed())
 			big.Labels = map[string]string{"touched": "yes"}
-			Expect(k8sClient.Update(ctx, &big)).To(Succeed(), "a metadata-only update is never refused")
+			Expect(suite.Client.Update(ctx, &big)).To(Succeed(), "a metadata-only update is never refused")
 		})
 	}
 
 	It("refuses a policy that does not compile, naming the rule, the field and the error", func(ctx SpecContext) {
 		bad := newPolicy("bad-field", nil, "nowhere", v1alpha1.ValidationPolicyRule{ID: "typo", CEL: "object.spec.maxTokenz > 0"})
-		err := k8sClient.Create(ctx, bad)
+		err := suite.Client.Create(ctx, bad)
 		Expect(err).To(HaveOccurred())
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("[policy/bad-field/typo]"))
@@ -193,7 +186,7 @@ var _ = Describe("ValidationPolicy", func() {
 		Expect(err.Error()).To(ContainSubstring("maxTokenz"))
 
 		badRego := newPolicy("bad-rego", nil, "nowhere", v1alpha1.ValidationPolicyRule{ID: "dial", Rego: "package omnia.dial\n\nviolation contains {\"msg\": \"x\", \"field\": \"spec\"} if {\n\thttp.send({\"method\": \"GET\", \"url\": \"http://169.254.169.254/\"})\n}\n"})
-		err = k8sClient.Create(ctx, badRego)
+		err = suite.Client.Create(ctx, badRego)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("[policy/bad-rego/dial]"))
 		Expect(err.Error()).To(ContainSubstring("http.send"))
@@ -201,7 +194,7 @@ var _ = Describe("ValidationPolicy", func() {
 
 	It("refuses a CEL expression whose estimated cost exceeds the limit", func(ctx SpecContext) {
 		expensive := newPolicy("too-costly", nil, "nowhere", v1alpha1.ValidationPolicyRule{ID: "cubic", CEL: costlyCEL})
-		err := k8sClient.Create(ctx, expensive)
+		err := suite.Client.Create(ctx, expensive)
 		Expect(err).To(HaveOccurred())
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("[policy/too-costly/cubic]"))
@@ -210,31 +203,31 @@ var _ = Describe("ValidationPolicy", func() {
 
 	It("stops a looping Rego rule at the timeout with a clear finding, and keeps serving", func(ctx SpecContext) {
 		ns := "pol-loop"
-		createNamespace(ctx, ns)
+		framework.EnsureNamespace(suite.Client, ns)
 		loop := newPolicy("loop", []v1alpha1.ValidationAction{"Deny"}, ns, v1alpha1.ValidationPolicyRule{ID: "forever", Rego: regoLoop})
-		Expect(k8sClient.Create(ctx, loop)).To(Succeed())
+		Expect(suite.Client.Create(ctx, loop)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, loop))).To(Succeed())
+			Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, loop))).To(Succeed())
 		})
 		inForce(ctx, "loop")
 
-		causes := refusal(k8sClient.Create(ctx, provider(ns, "any", 1024)))
+		causes := refusal(suite.Client.Create(ctx, provider(ns, "any", 1024)))
 		Expect(causes).To(ContainElement(SatisfyAll(ContainSubstring("[policy/loop/forever]"), ContainSubstring("timed out"))))
 
 		By("the webhook answers the next requests, in and out of the policy's namespace")
-		createNamespace(ctx, "pol-after-loop")
-		Expect(k8sClient.Create(ctx, provider("pol-after-loop", "fine", 1024))).To(Succeed())
-		causes = refusal(k8sClient.Create(ctx, provider(ns, "again", 1024)))
+		framework.EnsureNamespace(suite.Client, "pol-after-loop")
+		Expect(suite.Client.Create(ctx, provider("pol-after-loop", "fine", 1024))).To(Succeed())
+		causes = refusal(suite.Client.Create(ctx, provider(ns, "again", 1024)))
 		Expect(causes).To(ContainElement(ContainSubstring("timed out")))
 	})
 
 	It("reports a policy in force: Ready=True at its generation, no rule errors, the default actions", func(ctx SpecContext) {
 		ok := newPolicy("status-shape", nil, "nowhere", policyRule("cel", "max-tokens"))
-		Expect(k8sClient.Create(ctx, ok)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ok))).To(Succeed()) })
+		Expect(suite.Client.Create(ctx, ok)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(suite.Client.Delete(ctx, ok))).To(Succeed()) })
 		inForce(ctx, "status-shape")
 		var p v1alpha1.ValidationPolicy
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "status-shape"}, &p)).To(Succeed())
+		Expect(suite.Client.Get(ctx, client.ObjectKey{Name: "status-shape"}, &p)).To(Succeed())
 		Expect(p.Status.RuleErrors).To(BeEmpty())
 		Expect(p.Spec.ValidationActions).To(Equal([]v1alpha1.ValidationAction{"Deny"}), "the default")
 	})

@@ -2,23 +2,20 @@ package rollout
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
@@ -26,43 +23,17 @@ const (
 	poll       = 100 * time.Millisecond
 )
 
-// createPromptPack creates PromptPack packName@version with its ConfigMap
-// and waits for the operator to report it Ready.
-func createPromptPack(ns, packName, version string) {
-	ctx := context.Background()
-	name := packName + "-" + version
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
-		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.PromptPack{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
-	}).WithTimeout(eventually).WithPolling(250*time.Millisecond).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
-}
-
+// rolloutCondition is the agent's RolloutActive condition as status/reason.
 func rolloutCondition(ar *v1alpha1.AgentRuntime) string {
-	c := meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive)
-	if c == nil {
-		return ""
-	}
-	return string(c.Status) + "/" + c.Reason
+	return framework.Condition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionRolloutActive)
 }
 
 var _ = Describe("AgentRuntime progressive rollout", func() {
 	It("runs a short canary to promotion: the candidate Deployment comes and goes, status.rollout tracks each step", func() {
 		ctx := context.Background()
-		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "rollout-"}}
-		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
-		ns := nsObj.Name
-		createPromptPack(ns, "support-pack", "1.0.0")
-		createPromptPack(ns, "support-pack", "2.0.0")
+		ns := framework.CreateNamespace(suite.Client, "rollout")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "1.0.0")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "2.0.0")
 
 		ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"}, Spec: v1alpha1.AgentRuntimeSpec{
 			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
@@ -76,29 +47,29 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 				Rollback: &v1alpha1.AgentRuntimeRolloutRollback{Mode: "automatic", ProgressDeadlineSeconds: ptr.To[int32](60)},
 			},
 		}}
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		key := client.ObjectKeyFromObject(ar)
 		By("the agent runs on 1.0.0 with an idle rollout")
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
 			g.Expect(rolloutCondition(got)).To(Equal("False/" + v1alpha1.AgentRuntimeReasonRolloutIdle))
 			g.Expect(got.Status.Rollout).NotTo(BeNil())
 			g.Expect(got.Status.Rollout.Active).To(BeFalse())
 			g.Expect(got.Status.Rollout.StableVersion).To(Equal("1.0.0"))
 		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
-		Expect(k8sClient.Get(ctx, key, &appsv1.Deployment{})).To(Succeed())
+		Expect(suite.Client.Get(ctx, key, &appsv1.Deployment{})).To(Succeed())
 
 		By("setting the candidate to 2.0.0")
 		Eventually(func() error {
 			got := &v1alpha1.AgentRuntime{}
-			if err := k8sClient.Get(ctx, key, got); err != nil {
+			if err := suite.Client.Get(ctx, key, got); err != nil {
 				return err
 			}
 			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "2.0.0"}}
-			return k8sClient.Update(ctx, got)
+			return suite.Client.Update(ctx, got)
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the rollout pauses at step 1 with weight 50 and a running candidate Deployment")
@@ -107,8 +78,8 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		sawCandidate := false
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
-			if d := (&appsv1.Deployment{}); k8sClient.Get(ctx, candKey, d) == nil {
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
+			if d := (&appsv1.Deployment{}); suite.Client.Get(ctx, candKey, d) == nil {
 				sawCandidate = true
 				g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
 				g.Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
@@ -136,7 +107,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		By("after the 2s pause the candidate is promoted into the spec")
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			g.Expect(rolloutCondition(got)).To(Equal("False/" + v1alpha1.AgentRuntimeReasonRolloutPromoted))
 			g.Expect(got.Spec.PromptPackRef.Version).To(Equal("2.0.0"))
 			g.Expect(got.Spec.Rollout.Candidate).To(BeNil())
@@ -152,7 +123,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		By("each transition is an event on the agent")
 		Eventually(func(g Gomega) {
 			list := &eventsv1.EventList{}
-			g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(suite.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 			reasons := map[string]bool{}
 			for _, e := range list.Items {
 				if e.Regarding.Kind == "AgentRuntime" && e.Regarding.Name == "support" {
@@ -167,11 +138,11 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 
 		By("the candidate Deployment is deleted and the stable one runs 2.0.0")
 		Eventually(func() bool {
-			return apierrors.IsNotFound(k8sClient.Get(ctx, candKey, &appsv1.Deployment{}))
+			return apierrors.IsNotFound(suite.Client.Get(ctx, candKey, &appsv1.Deployment{}))
 		}).WithTimeout(eventually).WithPolling(poll).Should(BeTrue())
 		Eventually(func(g Gomega) {
 			d := &appsv1.Deployment{}
-			g.Expect(k8sClient.Get(ctx, key, d)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, d)).To(Succeed())
 			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackStable))
 			g.Expect(d.Status.ObservedGeneration).To(BeNumerically(">=", d.Generation))
 			g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))

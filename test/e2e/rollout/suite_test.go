@@ -12,53 +12,27 @@
 package rollout
 
 import (
-	"errors"
-	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/test/controlplane"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
-var (
-	cluster   *controlplane.Cluster
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-)
+var suite *framework.Suite
 
 func TestRollout(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia rollout e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-e2e-rollout-")
-	Expect(err).NotTo(HaveOccurred())
-	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{}, logDir)
-	Expect(err).NotTo(HaveOccurred())
-
-	k8sClient, err = controlplane.NewClient(cluster.Config)
-	Expect(err).NotTo(HaveOccurred())
+	suite = framework.Start("rollout", framework.OperatorOptions{Cluster: true})
 })
 
-var _ = AfterSuite(func() {
-	// A permission the generated RBAC lacks (deleting the candidate
-	// Deployment, writing the promoted spec) fails StopChecked.
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if cluster != nil {
-		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+// A permission the generated RBAC lacks (deleting the candidate
+// Deployment, writing the promoted spec) fails Stop.
+var _ = AfterSuite(func() { suite.Stop() })

@@ -13,67 +13,33 @@ package traffic
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/test/controlplane"
-	"github.com/altairalabs/omnia/test/licencetest"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
-var (
-	cluster   *controlplane.Cluster
-	operator  *controlplane.Operator
-	k8sClient client.Client
-	logDir    string
-)
+var suite *framework.Suite
 
 func TestTraffic(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Omnia rollout traffic e2e")
 }
 
+var _ = ReportAfterEach(framework.RecordSpecFailure)
+
 var _ = BeforeSuite(func() {
-	logf.SetLogger(GinkgoLogr)
-	var err error
-	logDir, err = os.MkdirTemp("", "omnia-e2e-traffic-")
-	Expect(err).NotTo(HaveOccurred())
 	// The analysis step is enterprise: the operator trusts a test licence
-	// key, and a licence signed with it is installed below.
-	_, licenceKey, err := ed25519.GenerateKey(rand.Reader)
-	Expect(err).NotTo(HaveOccurred())
-	pub, err := licensing.MarshalPublicKeyPEM(licenceKey.Public())
-	Expect(err).NotTo(HaveOccurred())
-	pubPath := filepath.Join(logDir, "license.pub")
-	Expect(os.WriteFile(pubPath, pub, 0o600)).To(Succeed())
-	cluster, operator, err = controlplane.WithOperatorCluster(controlplane.Options{Istio: true}, logDir, "--license-public-key", pubPath)
-	Expect(err).NotTo(HaveOccurred())
-
-	k8sClient, err = controlplane.NewClient(cluster.Config)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(licencetest.InstallLicence(context.Background(), k8sClient, licenceKey, "traffic-e2e", "traffic e2e")).To(Succeed())
+	// key, and a licence signed with it is installed before the specs.
+	suite = framework.Start("traffic", framework.OperatorOptions{
+		Cluster: true, ControlPlane: controlplane.Options{Istio: true}, TrustLicenceKey: true,
+	})
+	suite.InstallLicence(context.Background(), "traffic-e2e", "traffic e2e")
 })
 
-var _ = AfterSuite(func() {
-	// A permission the generated RBAC lacks (writing VirtualServices)
-	// fails StopChecked.
-	var errs []error
-	if operator != nil {
-		errs = append(errs, operator.StopChecked())
-	}
-	if cluster != nil {
-		errs = append(errs, controlplane.StopEnvironment(cluster.Environment, cluster.Stop))
-	}
-	err := errors.Join(errs...)
-	controlplane.KeepLogsIfFailed(logDir, err != nil || CurrentSpecReport().Failed(), GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-})
+// A permission the generated RBAC lacks (writing VirtualServices) fails
+// Stop.
+var _ = AfterSuite(func() { suite.Stop() })

@@ -3,7 +3,6 @@ package traffic
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -23,34 +22,13 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
 const (
 	eventually = 2 * time.Minute
 	poll       = 100 * time.Millisecond
 )
-
-// createPromptPack creates PromptPack packName@version with its ConfigMap
-// and waits for the operator to report it Ready.
-func createPromptPack(ns, packName, version string) {
-	ctx := context.Background()
-	name := packName + "-" + version
-	Expect(k8sClient.Create(ctx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Data:       map[string]string{"pack.json": fmt.Sprintf(`{"id": %q, "version": %q}`, packName, version)},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &v1alpha1.PromptPack{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{rules.PromptPackLabel: packName}},
-		Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: version,
-			Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: name}}},
-	})).To(Succeed())
-	Eventually(func(g Gomega) {
-		p := &v1alpha1.PromptPack{}
-		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)).To(Succeed())
-		g.Expect(p.Status.Phase).To(Equal(v1alpha1.PromptPackPhaseReady))
-	}).WithTimeout(eventually).WithPolling(250*time.Millisecond).Should(Succeed(), "PromptPack %s/%s goes Ready", ns, name)
-}
 
 // routing reads the operator's VirtualService or DestinationRule of the agent.
 func routing(ctx context.Context, gvk string, key client.ObjectKey) (*unstructured.Unstructured, error) {
@@ -60,7 +38,7 @@ func routing(ctx context.Context, gvk string, key client.ObjectKey) (*unstructur
 	} else {
 		u.SetGroupVersionKind(agentruntime.DestinationRuleGVK)
 	}
-	return u, k8sClient.Get(ctx, key, u)
+	return u, suite.Client.Get(ctx, key, u)
 }
 
 // weights maps subset to weight on the VirtualService's one route.
@@ -79,11 +57,9 @@ func weights(g Gomega, vs *unstructured.Unstructured) map[string]int64 {
 var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 	It("routes the step's weight through the operator's VirtualService (mode mesh) and removes it when the rollout ends", func() {
 		ctx := context.Background()
-		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "traffic-"}}
-		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
-		ns := nsObj.Name
-		createPromptPack(ns, "support-pack", "1.0.0")
-		createPromptPack(ns, "support-pack", "2.0.0")
+		ns := framework.CreateNamespace(suite.Client, "traffic")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "1.0.0")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "2.0.0")
 
 		ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support"}, Spec: v1alpha1.AgentRuntimeSpec{
 			Facades:       []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeWebSocket}},
@@ -97,28 +73,28 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 				TrafficRouting: &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mesh: &v1alpha1.AgentRuntimeRolloutMesh{Waypoint: "agents-waypoint"}},
 			},
 		}}
-		Expect(k8sClient.Create(ctx, ar)).To(Succeed())
+		Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		key := client.ObjectKeyFromObject(ar)
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
 		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
 
 		By("the agent Service carries the waypoint label")
 		svc := &corev1.Service{}
-		Expect(k8sClient.Get(ctx, key, svc)).To(Succeed())
+		Expect(suite.Client.Get(ctx, key, svc)).To(Succeed())
 		Expect(svc.Labels).To(HaveKeyWithValue(agentruntime.WaypointLabel, "agents-waypoint"))
 
 		By("setting the candidate to 2.0.0")
 		Eventually(func() error {
 			got := &v1alpha1.AgentRuntime{}
-			if err := k8sClient.Get(ctx, key, got); err != nil {
+			if err := suite.Client.Get(ctx, key, got); err != nil {
 				return err
 			}
 			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "2.0.0"}}
-			return k8sClient.Update(ctx, got)
+			return suite.Client.Update(ctx, got)
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the operator's VirtualService sends 30% to the canary subset; status.rollout says mesh, enforced")
@@ -135,7 +111,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			h, _, _ := unstructured.NestedString(dr.Object, "spec", "trafficPolicy", "loadBalancer", "consistentHash", "httpHeaderName")
 			g.Expect(h).To(Equal("x-user-id"))
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			r := got.Status.Rollout
 			g.Expect(r).NotTo(BeNil())
 			g.Expect(r.Active).To(BeTrue())
@@ -150,12 +126,12 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 		By("rolling back by hand (candidate equal to the spec): the VirtualService and DestinationRule are removed")
 		Eventually(func() error {
 			got := &v1alpha1.AgentRuntime{}
-			if err := k8sClient.Get(ctx, key, got); err != nil {
+			if err := suite.Client.Get(ctx, key, got); err != nil {
 				return err
 			}
 			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "1.0.0"}}
-			return k8sClient.Update(ctx, got)
+			return suite.Client.Update(ctx, got)
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 		Eventually(func(g Gomega) {
 			_, err := routing(ctx, "VirtualService", key)
@@ -163,7 +139,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			_, err = routing(ctx, "DestinationRule", key)
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "DestinationRule: %v", err)
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			g.Expect(got.Status.Rollout.Active).To(BeFalse())
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 	})
@@ -172,23 +148,22 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 var _ = Describe("RolloutAnalysis admission", func() {
 	It("refuses a successCondition that does not compile and a query naming an undeclared argument, and admits a valid template", func() {
 		ctx := context.Background()
-		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "analysis-"}}
-		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
+		ns := framework.CreateNamespace(suite.Client, "analysis")
 		tmpl := func(name, cond, query string) *v1alpha1.RolloutAnalysis {
-			return &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: nsObj.Name, Name: name}, Spec: v1alpha1.RolloutAnalysisSpec{
+			return &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: v1alpha1.RolloutAnalysisSpec{
 				Args: []v1alpha1.RolloutAnalysisArg{{Name: "agent", Value: ptr.To("support")}},
 				Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "ok", SuccessCondition: cond,
 					Provider: v1alpha1.RolloutAnalysisProvider{Prometheus: &v1alpha1.RolloutAnalysisPrometheus{
 						Address: "http://prometheus.monitoring.svc:9090", Query: query}}}},
 			}}
 		}
-		err := k8sClient.Create(ctx, tmpl("bad-cond", "result[0] >", `up{agent="{{args.agent}}"}`))
+		err := suite.Client.Create(ctx, tmpl("bad-cond", "result[0] >", `up{agent="{{args.agent}}"}`))
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/success-condition-compiles] spec.metrics[0].successCondition"))
-		err = k8sClient.Create(ctx, tmpl("bad-arg", "result[0] > 0.0", `up{zone="{{args.zone}}"}`))
+		err = suite.Client.Create(ctx, tmpl("bad-arg", "result[0] > 0.0", `up{zone="{{args.zone}}"}`))
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("[rolloutanalysis/query-args-declared]"))
-		Expect(k8sClient.Create(ctx, tmpl("good", "result.size() > 0 && result[0] > 0.0", `up{agent="{{args.agent}}"}`))).To(Succeed())
+		Expect(suite.Client.Create(ctx, tmpl("good", "result.size() > 0 && result[0] > 0.0", `up{agent="{{args.agent}}"}`))).To(Succeed())
 	})
 })
 
@@ -206,12 +181,10 @@ var _ = Describe("a rollout's analysis step", func() {
 		}))
 		defer prom.Close()
 
-		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "analysis-run-"}}
-		Expect(k8sClient.Create(ctx, nsObj)).To(Succeed())
-		ns := nsObj.Name
-		createPromptPack(ns, "support-pack", "1.0.0")
-		createPromptPack(ns, "support-pack", "2.0.0")
-		Expect(k8sClient.Create(ctx, &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quality"}, Spec: v1alpha1.RolloutAnalysisSpec{
+		ns := framework.CreateNamespace(suite.Client, "analysis-run")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "1.0.0")
+		framework.CreateReadyPromptPack(suite.Client, ns, "support-pack", "2.0.0")
+		Expect(suite.Client.Create(ctx, &v1alpha1.RolloutAnalysis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quality"}, Spec: v1alpha1.RolloutAnalysisSpec{
 			Args: []v1alpha1.RolloutAnalysisArg{{Name: "agent"}},
 			Metrics: []v1alpha1.RolloutAnalysisMetric{{Name: "success-rate", Interval: "1s", Count: ptr.To[int32](2),
 				SuccessCondition: "result.size() > 0 && result[0] >= 0.95",
@@ -234,11 +207,11 @@ var _ = Describe("a rollout's analysis step", func() {
 		}}
 		// The licence is reloaded by the operator: the webhook admits the
 		// analysis step once it has it.
-		Eventually(func() error { return k8sClient.Create(ctx, ar) }).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
+		Eventually(func() error { return suite.Client.Create(ctx, ar) }).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
 		key := client.ObjectKeyFromObject(ar)
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			g.Expect(got.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning))
 		}).WithTimeout(eventually).WithPolling(250 * time.Millisecond).Should(Succeed())
 		// The step lasts about two intervals: a watch, not a poll, sees
@@ -249,18 +222,18 @@ var _ = Describe("a rollout's analysis step", func() {
 		})
 		Eventually(func() error {
 			got := &v1alpha1.AgentRuntime{}
-			if err := k8sClient.Get(ctx, key, got); err != nil {
+			if err := suite.Client.Get(ctx, key, got); err != nil {
 				return err
 			}
 			got.Spec.Rollout.Candidate = &v1alpha1.AgentRuntimeRolloutCandidate{
 				PromptPackRef: &v1alpha1.AgentRuntimePromptPackRef{Name: "support-pack", Version: "2.0.0"}}
-			return k8sClient.Update(ctx, got)
+			return suite.Client.Update(ctx, got)
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the analysis runs, then the rollout promotes 2.0.0")
 		Eventually(func(g Gomega) {
 			got := &v1alpha1.AgentRuntime{}
-			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			dump, _ := json.Marshal(got.Status)
 			g.Expect(got.Spec.PromptPackRef.Version).To(Equal("2.0.0"), "status %s", dump)
 			g.Expect(got.Spec.Rollout.Candidate).To(BeNil())
@@ -277,7 +250,7 @@ var _ = Describe("a rollout's analysis step", func() {
 // whether any version of it the API server sent satisfied seen.
 func watchFor(ctx context.Context, ns, name string, seen func(*v1alpha1.AgentRuntime) bool) *atomic.Bool {
 	GinkgoHelper()
-	wc, err := client.NewWithWatch(cluster.Config, client.Options{Scheme: k8sClient.Scheme()})
+	wc, err := client.NewWithWatch(suite.Env.Config, client.Options{Scheme: suite.Client.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(ctx)
 	DeferCleanup(cancel)
