@@ -20,21 +20,6 @@ const kindToolRegistry = "ToolRegistry"
 
 var toolRegistryKinds = []string{kindToolRegistry}
 
-// Reasons the ToolRegistry rules report.
-const (
-	// ToolRegistryReasonValidationFailed is the reason of HandlersValid=False.
-	// The spec names no HandlersValid reason; ValidationFailed is the one it
-	// gives Ready when a handler fails validation.
-	ToolRegistryReasonValidationFailed = "ValidationFailed"
-	// ToolRegistryReasonSandboxNotDeclared: a handler's sandbox.name is not
-	// in spec.sandboxes (SandboxesValid).
-	ToolRegistryReasonSandboxNotDeclared = "SandboxNotDeclared"
-	// ToolRegistryReasonConnectionHostNotCovered: a URL a connectionRef
-	// handler sends its credential to cannot be covered by a Connection
-	// (HandlerConnectionsValid).
-	ToolRegistryReasonConnectionHostNotCovered = "ConnectionHostNotCovered"
-)
-
 func init() {
 	for _, r := range toolRegistrySchemaRules {
 		r.Kinds = toolRegistryKinds
@@ -142,7 +127,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionHandlerConnectionsValid,
-		Reason:    ToolRegistryReasonConnectionHostNotCovered,
+		Reason:    v1alpha1.ToolRegistryReasonConnectionHostNotCovered,
 		Doc: "A handler with auth.connectionRef sends its credential only to https on port 443: httpConfig.endpoint and urlTemplate, " +
 			"mcpConfig.endpoint, openAPIConfig.specURL and baseURL (which an openapi handler must set), grpcConfig.endpoint (with tls).",
 		Spec:  "toolregistry.md#reading-the-credential-from-a-connection",
@@ -154,7 +139,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionSandboxesValid,
-		Reason:    ToolRegistryReasonSandboxNotDeclared,
+		Reason:    v1alpha1.ToolRegistryReasonSandboxNotDeclared,
 		Doc:       "A handler's sandbox.name names a sandbox in spec.sandboxes.",
 		Spec:      "toolregistry.md#handlers-on-a-sandbox",
 		Check:     checkToolRegistrySandboxDeclared,

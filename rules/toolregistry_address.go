@@ -22,7 +22,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionHandlersValid,
-		Reason:    ToolRegistryReasonValidationFailed,
+		Reason:    v1alpha1.ToolRegistryReasonValidationFailed,
 		Doc: "A handler's network endpoint (httpConfig.endpoint, grpcConfig.endpoint, mcpConfig.endpoint, openAPIConfig.specURL; " +
 			"not on a sandbox) is a URL with a host (port from the URL, or 80 for http/ws and 443 for https/wss) or host:port " +
 			"(dns:///host:port for grpc). The spec marks a tool Available only when its endpoint resolves.",

@@ -39,7 +39,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionHandlersValid,
-		Reason:    ToolRegistryReasonValidationFailed,
+		Reason:    v1alpha1.ToolRegistryReasonValidationFailed,
 		Doc: "A retryPolicy's maxBackoff (default 30s) must be at least its initialBackoff (default 100ms); the controller rejects " +
 			"the handler otherwise.",
 		Spec:  "toolregistry.md#http-retry-policy",

@@ -21,7 +21,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionHandlersValid,
-		Reason:    ToolRegistryReasonValidationFailed,
+		Reason:    v1alpha1.ToolRegistryReasonValidationFailed,
 		Doc: "mcpConfig.endpoint's host may not be a link-local or cloud-metadata address: a literal IP in 169.254.0.0/16, fe80::/10, " +
 			"100.100.100.200, fd00:ec2::254, fd00:ec2::23, fd20:ce::254 or fd00:42::42 (IPv4-mapped and NAT64 forms too), or the hostnames " +
 			"metadata, metadata.google.internal, metadata.goog, instance-data, instance-data.ec2.internal, metadata.tencentyun.com.",

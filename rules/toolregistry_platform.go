@@ -21,7 +21,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.ToolRegistryConditionHandlersValid,
-		Reason:    ToolRegistryReasonValidationFailed,
+		Reason:    v1alpha1.ToolRegistryReasonValidationFailed,
 		Doc: "A platform handler's platform.service is one this operator serves: discovery. arena needs SandboxClaims, which " +
 			"this operator does not provide: the handler fails HandlersValid and its tools are not served.",
 		Spec:  "toolregistry.md#service-arena",

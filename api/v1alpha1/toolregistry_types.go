@@ -155,26 +155,6 @@ const (
 	ToolRegistryToolStatusUnknown ToolRegistryToolStatus = "Unknown"
 )
 
-// ToolRegistry condition types.
-const (
-	// ToolRegistryConditionReady is True when handlers are valid and at least one tool is available.
-	ToolRegistryConditionReady = "Ready"
-	// ToolRegistryConditionDegraded is True when the phase is Degraded.
-	ToolRegistryConditionDegraded = "Degraded"
-	// ToolRegistryConditionHandlersValid is True when every handler passed validation.
-	ToolRegistryConditionHandlersValid = "HandlersValid"
-	// ToolRegistryConditionToolsDiscovered reports how many tools were discovered from how many handlers.
-	ToolRegistryConditionToolsDiscovered = "ToolsDiscovered"
-	// ToolRegistryConditionPolicyBound is True when at least one ToolPolicy selects this registry.
-	ToolRegistryConditionPolicyBound = "PolicyBound"
-	// ToolRegistryConditionSandboxesValid reports whether sandboxes and handlers on them resolve.
-	ToolRegistryConditionSandboxesValid = "SandboxesValid"
-	// ToolRegistryConditionSandboxConnectionsValid reports whether sandboxes' default connections check.
-	ToolRegistryConditionSandboxConnectionsValid = "SandboxConnectionsValid"
-	// ToolRegistryConditionHandlerConnectionsValid reports whether handlers' auth.connectionRef resolve.
-	ToolRegistryConditionHandlerConnectionsValid = "HandlerConnectionsValid"
-)
-
 // ToolRegistrySecretKeyRef selects one key of a Secret in the namespace of the
 // AgentRuntime that uses the registry.
 type ToolRegistrySecretKeyRef struct {

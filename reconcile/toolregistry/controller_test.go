@@ -323,10 +323,10 @@ func TestReconcileConfigLevelWritesOnce(t *testing.T) {
 		t.Errorf("PolicyBound = %+v without the ToolPolicy CRD, want absent", c)
 	}
 	for typ, want := range map[string]string{
-		v1alpha1.ToolRegistryConditionReady:           ReasonToolsDiscovered,
-		v1alpha1.ToolRegistryConditionHandlersValid:   ReasonHandlersValid,
-		v1alpha1.ToolRegistryConditionToolsDiscovered: ReasonToolsDiscovered,
-		v1alpha1.ToolRegistryConditionDegraded:        ReasonAllToolsAvailable,
+		v1alpha1.ToolRegistryConditionReady:           v1alpha1.ToolRegistryReasonToolsDiscovered,
+		v1alpha1.ToolRegistryConditionHandlersValid:   v1alpha1.ToolRegistryReasonHandlersValid,
+		v1alpha1.ToolRegistryConditionToolsDiscovered: v1alpha1.ToolRegistryReasonToolsDiscovered,
+		v1alpha1.ToolRegistryConditionDegraded:        v1alpha1.ToolRegistryReasonAllToolsAvailable,
 	} {
 		if c := condOf(tr, typ); c == nil || c.Reason != want {
 			t.Errorf("%s = %+v, want reason %s", typ, c, want)
@@ -394,12 +394,12 @@ func TestReconcileValidationFailed(t *testing.T) {
 		t.Fatalf("phase = %s, want Failed", got.Status.Phase)
 	}
 	hv := condOf(got, v1alpha1.ToolRegistryConditionHandlersValid)
-	if hv == nil || hv.Status != metav1.ConditionFalse || hv.Reason != ReasonValidationFailed ||
+	if hv == nil || hv.Status != metav1.ConditionFalse || hv.Reason != v1alpha1.ToolRegistryReasonValidationFailed ||
 		!strings.Contains(hv.Message, "[toolregistry/mcp-endpoint-metadata-address] spec.handlers[0].mcpConfig.endpoint") ||
 		!strings.Contains(hv.Message, "[toolregistry/retry-backoff-order] spec.handlers[1].httpConfig.retryPolicy.maxBackoff") {
 		t.Errorf("HandlersValid = %+v", hv)
 	}
-	if c := condOf(got, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonValidationFailed {
+	if c := condOf(got, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ToolRegistryReasonValidationFailed {
 		t.Errorf("Ready = %+v", c)
 	}
 	for _, tool := range got.Status.DiscoveredTools {
@@ -408,7 +408,9 @@ func TestReconcileValidationFailed(t *testing.T) {
 		}
 	}
 	g := gomega.NewWithT(t)
-	g.Eventually(func() bool { return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, ReasonValidationFailed) }, 10*time.Second, 100*time.Millisecond).
+	g.Eventually(func() bool {
+		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, v1alpha1.ToolRegistryReasonValidationFailed)
+	}, 10*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue(), "a Warning event when HandlersValid turns False")
 
 	reconcileOnce(t, r, key)
@@ -472,8 +474,8 @@ func TestReconcileProbing(t *testing.T) {
 		t.Errorf("RequeueAfter = %v, want the probe interval", res.RequeueAfter)
 	}
 	pending := expect(v1alpha1.ToolRegistryPhasePending, unknown, unknown, avail)
-	if c := condOf(pending, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionUnknown || c.Reason != ReasonProbesPending {
-		t.Errorf("Ready before the first results = %+v, want Unknown/%s", c, ReasonProbesPending)
+	if c := condOf(pending, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionUnknown || c.Reason != v1alpha1.ToolRegistryReasonProbesPending {
+		t.Errorf("Ready before the first results = %+v, want Unknown/%s", c, v1alpha1.ToolRegistryReasonProbesPending)
 	}
 	if res := reconcileProbed(t, r, key); res.RequeueAfter != 30*time.Second {
 		t.Errorf("RequeueAfter = %v, want the probe interval", res.RequeueAfter)
@@ -498,7 +500,7 @@ func TestReconcileProbing(t *testing.T) {
 	clk.Step(20 * time.Second)
 	reconcileProbed(t, r, key)
 	degraded := expect(v1alpha1.ToolRegistryPhaseDegraded, avail, unavail, avail)
-	if c := condOf(degraded, v1alpha1.ToolRegistryConditionDegraded); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonSomeToolsUnavailable ||
+	if c := condOf(degraded, v1alpha1.ToolRegistryConditionDegraded); c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ToolRegistryReasonSomeToolsUnavailable ||
 		!strings.Contains(c.Message, "svc-b/svc-b (TCP connect failed:") {
 		t.Errorf("Degraded = %+v", c)
 	}
@@ -512,7 +514,7 @@ func TestReconcileProbing(t *testing.T) {
 		t.Errorf("lastChecked = %v, want the probe time", lc)
 	}
 	g.Eventually(func() bool {
-		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, ReasonSomeToolsUnavailable)
+		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, v1alpha1.ToolRegistryReasonSomeToolsUnavailable)
 	}, 10*time.Second, 100*time.Millisecond).Should(gomega.BeTrue(), "a Warning event when Degraded turns True")
 
 	// b reopens: Ready again, with a Normal event.
@@ -521,7 +523,7 @@ func TestReconcileProbing(t *testing.T) {
 	reconcileProbed(t, r, key)
 	expect(v1alpha1.ToolRegistryPhaseReady, avail, avail, avail)
 	g.Eventually(func() bool {
-		return hasEvent(registryEvents(t, key), corev1.EventTypeNormal, ReasonAllToolsAvailable)
+		return hasEvent(registryEvents(t, key), corev1.EventTypeNormal, v1alpha1.ToolRegistryReasonAllToolsAvailable)
 	}, 10*time.Second, 100*time.Millisecond).Should(gomega.BeTrue(), "a Normal event when Degraded clears")
 
 	// Both close and the client tool goes: nothing reachable, Failed.
@@ -541,7 +543,7 @@ func TestReconcileProbing(t *testing.T) {
 	clk.Step(30 * time.Second)
 	reconcileProbed(t, r, key)
 	failed := expect(v1alpha1.ToolRegistryPhaseFailed, unavail, unavail)
-	if c := condOf(failed, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonNoToolsAvailable {
+	if c := condOf(failed, v1alpha1.ToolRegistryConditionReady); c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ToolRegistryReasonNoToolsAvailable {
 		t.Errorf("Ready = %+v, want False/NoToolsAvailable", c)
 	}
 
@@ -630,10 +632,10 @@ func TestPolicyCRDAppears(t *testing.T) {
 			return fmt.Sprintf("%d %s %s %s", *tr.Status.PolicyCount, c.Status, c.Reason, c.Message)
 		}
 	}
-	g.Eventually(policyBound(key), 20*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + ReasonNoPolicySelectsRegistry))
-	g.Eventually(policyBound(other), 20*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + ReasonNoPolicySelectsRegistry))
+	g.Eventually(policyBound(key), 20*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry))
+	g.Eventually(policyBound(other), 20*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry))
 	g.Eventually(func() bool {
-		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, ReasonNoPolicySelectsRegistry)
+		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry)
 	}, 10*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue())
 
@@ -643,25 +645,25 @@ func TestPolicyCRDAppears(t *testing.T) {
 	p1, p2 := policy("calculator-policy", "tools"), policy("audit-policy", "tools")
 	must(k8s.Create(ctx, p1))
 	g.Eventually(policyBound(key), 10*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("1 True " + ReasonPolicySelectsRegistry + " selected by 1 ToolPolicy(s): [calculator-policy]"))
+		Should(gomega.Equal("1 True " + v1alpha1.ToolRegistryReasonPolicySelectsRegistry + " selected by 1 ToolPolicy(s): [calculator-policy]"))
 	g.Eventually(func() bool {
-		return hasEvent(registryEvents(t, key), corev1.EventTypeNormal, ReasonPolicySelectsRegistry)
+		return hasEvent(registryEvents(t, key), corev1.EventTypeNormal, v1alpha1.ToolRegistryReasonPolicySelectsRegistry)
 	}, 10*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue(), "a Normal event when PolicyBound recovers")
 	must(k8s.Create(ctx, p2))
 	must(k8s.Create(ctx, policy("elsewhere", "not-this-one")))
 	g.Eventually(policyBound(key), 10*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("2 True " + ReasonPolicySelectsRegistry + " selected by 2 ToolPolicy(s): [audit-policy calculator-policy]"))
+		Should(gomega.Equal("2 True " + v1alpha1.ToolRegistryReasonPolicySelectsRegistry + " selected by 2 ToolPolicy(s): [audit-policy calculator-policy]"))
 
 	// Re-pointing a policy re-counts both registries.
 	must(k8s.Get(ctx, client.ObjectKeyFromObject(p2), p2))
 	p2.Spec.Selector.Registry = "other"
 	must(k8s.Update(ctx, p2))
 	g.Eventually(policyBound(key), 10*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("1 True"))
-	g.Eventually(policyBound(other), 10*time.Second, 100*time.Millisecond).Should(gomega.Equal("1 True " + ReasonPolicySelectsRegistry + " selected by 1 ToolPolicy(s): [audit-policy]"))
+	g.Eventually(policyBound(other), 10*time.Second, 100*time.Millisecond).Should(gomega.Equal("1 True " + v1alpha1.ToolRegistryReasonPolicySelectsRegistry + " selected by 1 ToolPolicy(s): [audit-policy]"))
 
 	must(k8s.Delete(ctx, p1))
-	g.Eventually(policyBound(key), 10*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + ReasonNoPolicySelectsRegistry))
+	g.Eventually(policyBound(key), 10*time.Second, 100*time.Millisecond).Should(gomega.HavePrefix("0 False " + v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry))
 
 	// The CRD goes away: absent again.
 	for _, crd := range crds {
@@ -694,7 +696,9 @@ func TestNoSecretLeaks(t *testing.T) {
 	g := gomega.NewWithT(t)
 	g.Eventually(func() v1alpha1.ToolRegistryPhase { return get(t, key).Status.Phase }, 20*time.Second, 100*time.Millisecond).
 		Should(gomega.Equal(v1alpha1.ToolRegistryPhaseFailed))
-	g.Eventually(func() bool { return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, ReasonValidationFailed) }, 10*time.Second, 100*time.Millisecond).
+	g.Eventually(func() bool {
+		return hasEvent(registryEvents(t, key), corev1.EventTypeWarning, v1alpha1.ToolRegistryReasonValidationFailed)
+	}, 10*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue())
 	// Wait until the valid handler's endpoint has been probed (and logged).
 	g.Eventually(func() bool {
@@ -742,9 +746,9 @@ func TestReconcileAdvisoryAndValidConditions(t *testing.T) {
 		t.Fatalf("phase = %s, want Ready; conditions %+v", got.Status.Phase, got.Status.Conditions)
 	}
 	for typ, reason := range map[string]string{
-		v1alpha1.ToolRegistryConditionHandlersValid:           ReasonHandlersValid,
-		v1alpha1.ToolRegistryConditionHandlerConnectionsValid: ReasonHandlerConnectionsValid,
-		v1alpha1.ToolRegistryConditionReady:                   ReasonToolsDiscovered,
+		v1alpha1.ToolRegistryConditionHandlersValid:           v1alpha1.ToolRegistryReasonHandlersValid,
+		v1alpha1.ToolRegistryConditionHandlerConnectionsValid: v1alpha1.ToolRegistryReasonHandlerConnectionsValid,
+		v1alpha1.ToolRegistryConditionReady:                   v1alpha1.ToolRegistryReasonToolsDiscovered,
 	} {
 		if c := condOf(got, typ); c == nil || c.Status != metav1.ConditionTrue || c.Reason != reason {
 			t.Errorf("%s = %+v, want True/%s", typ, c, reason)

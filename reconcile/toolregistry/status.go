@@ -258,7 +258,7 @@ func plural(n int, word string) string {
 // finding as "[rule] field: message".
 func setHandlersValidCondition(st *v1alpha1.ToolRegistryStatus, findings []rules.Finding, handlers int, generation int64, now metav1.Time) {
 	c := conditions.FromFindings(v1alpha1.ToolRegistryConditionHandlersValid, findings,
-		ReasonHandlersValid, "all "+plural(handlers, "handler")+" passed validation", ReasonValidationFailed, generation)
+		v1alpha1.ToolRegistryReasonHandlersValid, "all "+plural(handlers, "handler")+" passed validation", v1alpha1.ToolRegistryReasonValidationFailed, generation)
 	conditions.Set(&st.Conditions, c, now)
 }
 
@@ -272,10 +272,10 @@ func setToolsDiscoveredCondition(st *v1alpha1.ToolRegistryStatus, tools, handler
 		from = strconv.Itoa(handlersWithTools) + " of " + from
 	}
 	if tools == 0 {
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoToolsDiscovered
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsDiscovered
 		c.Message = "no tool discovered from " + plural(handlers, "handler")
 	} else {
-		c.Status, c.Reason = metav1.ConditionTrue, ReasonToolsDiscovered
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered
 		c.Message = plural(tools, "tool") + " discovered from " + from
 	}
 	conditions.Set(&st.Conditions, c, now)
@@ -289,16 +289,16 @@ func setDegradedCondition(st *v1alpha1.ToolRegistryStatus, phase v1alpha1.ToolRe
 	_, unavailable := toolCounts(tools)
 	switch phase {
 	case v1alpha1.ToolRegistryPhaseDegraded:
-		c.Status, c.Reason = metav1.ConditionTrue, ReasonSomeToolsUnavailable
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.ToolRegistryReasonSomeToolsUnavailable
 		c.Message = strconv.Itoa(unavailable) + " of " + plural(len(tools), "tool") + " unreachable: " + unavailableList(tools)
 	case v1alpha1.ToolRegistryPhaseFailed:
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable
 		c.Message = "not degraded: the phase is Failed (see the Ready condition)"
 	case v1alpha1.ToolRegistryPhasePending:
-		c.Status, c.Reason = metav1.ConditionUnknown, ReasonProbesPending
+		c.Status, c.Reason = metav1.ConditionUnknown, v1alpha1.ToolRegistryReasonProbesPending
 		c.Message = pendingMessage(tools)
 	default:
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonAllToolsAvailable
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable
 		c.Message = "every tool is available"
 	}
 	conditions.Set(&st.Conditions, c, now)
@@ -321,11 +321,11 @@ func setReadyCondition(st *v1alpha1.ToolRegistryStatus, tools []v1alpha1.ToolReg
 		okMessage = strconv.Itoa(available) + " of " + plural(len(tools), "tool") + " reachable"
 	}
 	c := conditions.RollUp(st.Conditions, v1alpha1.ToolRegistryConditionReady,
-		[]string{v1alpha1.ToolRegistryConditionHandlersValid}, ReasonToolsDiscovered, okMessage, generation)
+		[]string{v1alpha1.ToolRegistryConditionHandlersValid}, v1alpha1.ToolRegistryReasonToolsDiscovered, okMessage, generation)
 	if c.Status == metav1.ConditionTrue && probesPending(tools) > 0 {
-		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, ReasonProbesPending, pendingMessage(tools)
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, v1alpha1.ToolRegistryReasonProbesPending, pendingMessage(tools)
 	} else if c.Status == metav1.ConditionTrue && available == 0 {
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoToolsAvailable
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsAvailable
 		switch {
 		case len(tools) == 0:
 			c.Message = "no tool was discovered"
@@ -347,11 +347,11 @@ func setPolicyBoundCondition(st *v1alpha1.ToolRegistryStatus, p policyState, reg
 	}
 	c := metav1.Condition{Type: v1alpha1.ToolRegistryConditionPolicyBound, ObservedGeneration: generation}
 	if len(p.names) == 0 {
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonNoPolicySelectsRegistry
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry
 		c.Message = "no ToolPolicy selects this registry (spec.selector.registry: " + registry +
 			"): the default-deny policy broker refuses every call to its tools with deniedBy=no-matching-permit"
 	} else {
-		c.Status, c.Reason = metav1.ConditionTrue, ReasonPolicySelectsRegistry
+		c.Status, c.Reason = metav1.ConditionTrue, v1alpha1.ToolRegistryReasonPolicySelectsRegistry
 		c.Message = fmt.Sprintf("selected by %d ToolPolicy(s): %v", len(p.names), p.names)
 	}
 	conditions.Set(&st.Conditions, c, now)
@@ -367,8 +367,8 @@ var findingsConditions = []struct {
 	// and says what passed.
 	applies func(tr *v1alpha1.ToolRegistry) (okMessage string, ok bool)
 }{
-	{v1alpha1.ToolRegistryConditionSandboxesValid, ReasonSandboxesValid, sandboxesChecked},
-	{v1alpha1.ToolRegistryConditionHandlerConnectionsValid, ReasonHandlerConnectionsValid, handlerConnectionsChecked},
+	{v1alpha1.ToolRegistryConditionSandboxesValid, v1alpha1.ToolRegistryReasonSandboxesValid, sandboxesChecked},
+	{v1alpha1.ToolRegistryConditionHandlerConnectionsValid, v1alpha1.ToolRegistryReasonHandlerConnectionsValid, handlerConnectionsChecked},
 }
 
 // sandboxesChecked: SandboxesValid is present when the registry declares a
@@ -413,7 +413,7 @@ func setFindingsCondition(st *v1alpha1.ToolRegistryStatus, condType string, find
 		conditions.Remove(&st.Conditions, condType)
 		return
 	}
-	c := conditions.FromFindings(condType, findings, okReason, okMessage, ReasonValidationFailed, generation)
+	c := conditions.FromFindings(condType, findings, okReason, okMessage, v1alpha1.ToolRegistryReasonValidationFailed, generation)
 	conditions.Set(&st.Conditions, c, now)
 }
 

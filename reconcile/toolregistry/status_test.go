@@ -54,7 +54,7 @@ func wantCond(t *testing.T, st *v1alpha1.ToolRegistryStatus, typ string, status 
 
 func TestSetHandlersValidCondition(t *testing.T) {
 	metadata := rules.Finding{RuleID: "toolregistry/mcp-endpoint-metadata-address", Field: "spec.handlers[0].mcpConfig.endpoint",
-		Condition: v1alpha1.ToolRegistryConditionHandlersValid, Reason: ReasonValidationFailed, Message: "host 169.254.169.254 is a link-local or cloud-metadata address"}
+		Condition: v1alpha1.ToolRegistryConditionHandlersValid, Reason: v1alpha1.ToolRegistryReasonValidationFailed, Message: "host 169.254.169.254 is a link-local or cloud-metadata address"}
 	noReason := rules.Finding{RuleID: "toolregistry/tool-required", Field: "spec.handlers[1].tool", Message: "tool is required"}
 	cases := []struct {
 		name      string
@@ -63,10 +63,10 @@ func TestSetHandlersValidCondition(t *testing.T) {
 		reason    string
 		fragments []string
 	}{
-		{"valid", nil, metav1.ConditionTrue, ReasonHandlersValid, []string{"all 2 handlers passed validation"}},
-		{"finding with the rule's reason", []rules.Finding{metadata}, metav1.ConditionFalse, ReasonValidationFailed,
+		{"valid", nil, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonHandlersValid, []string{"all 2 handlers passed validation"}},
+		{"finding with the rule's reason", []rules.Finding{metadata}, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed,
 			[]string{"[toolregistry/mcp-endpoint-metadata-address] spec.handlers[0].mcpConfig.endpoint: host 169.254.169.254"}},
-		{"finding without a reason falls back, every finding listed", []rules.Finding{noReason, metadata}, metav1.ConditionFalse, ReasonValidationFailed,
+		{"finding without a reason falls back, every finding listed", []rules.Finding{noReason, metadata}, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed,
 			[]string{"[toolregistry/tool-required] spec.handlers[1].tool: tool is required", "; [toolregistry/mcp-endpoint-metadata-address]"}},
 	}
 	for _, c := range cases {
@@ -101,10 +101,10 @@ func TestSetToolsDiscoveredCondition(t *testing.T) {
 		status                     metav1.ConditionStatus
 		reason, message            string
 	}{
-		{"none", 0, 0, 1, metav1.ConditionFalse, ReasonNoToolsDiscovered, "no tool discovered from 1 handler"},
-		{"every handler", 4, 4, 4, metav1.ConditionTrue, ReasonToolsDiscovered, "4 tools discovered from 4 handlers"},
-		{"one tool", 1, 1, 1, metav1.ConditionTrue, ReasonToolsDiscovered, "1 tool discovered from 1 handler"},
-		{"some handlers yield none", 2, 2, 3, metav1.ConditionTrue, ReasonToolsDiscovered, "2 tools discovered from 2 of 3 handlers"},
+		{"none", 0, 0, 1, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsDiscovered, "no tool discovered from 1 handler"},
+		{"every handler", 4, 4, 4, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "4 tools discovered from 4 handlers"},
+		{"one tool", 1, 1, 1, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "1 tool discovered from 1 handler"},
+		{"some handlers yield none", 2, 2, 3, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "2 tools discovered from 2 of 3 handlers"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -128,10 +128,10 @@ func TestSetDegradedCondition(t *testing.T) {
 		reason    string
 		fragments []string
 	}{
-		{"degraded", v1alpha1.ToolRegistryPhaseDegraded, mixed, metav1.ConditionTrue, ReasonSomeToolsUnavailable,
+		{"degraded", v1alpha1.ToolRegistryPhaseDegraded, mixed, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonSomeToolsUnavailable,
 			[]string{"1 of 2 tools unreachable: b/b (TCP connect failed: refused)"}},
-		{"ready", v1alpha1.ToolRegistryPhaseReady, mixed[:1], metav1.ConditionFalse, ReasonAllToolsAvailable, []string{"every tool is available"}},
-		{"failed", v1alpha1.ToolRegistryPhaseFailed, mixed[1:], metav1.ConditionFalse, ReasonAllToolsAvailable, []string{"the phase is Failed"}},
+		{"ready", v1alpha1.ToolRegistryPhaseReady, mixed[:1], metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable, []string{"every tool is available"}},
+		{"failed", v1alpha1.ToolRegistryPhaseFailed, mixed[1:], metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable, []string{"the phase is Failed"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,8 +143,8 @@ func TestSetDegradedCondition(t *testing.T) {
 }
 
 func TestSetReadyCondition(t *testing.T) {
-	valid := metav1.Condition{Type: v1alpha1.ToolRegistryConditionHandlersValid, Status: metav1.ConditionTrue, Reason: ReasonHandlersValid}
-	invalid := metav1.Condition{Type: v1alpha1.ToolRegistryConditionHandlersValid, Status: metav1.ConditionFalse, Reason: ReasonValidationFailed, Message: "[r] f: bad"}
+	valid := metav1.Condition{Type: v1alpha1.ToolRegistryConditionHandlersValid, Status: metav1.ConditionTrue, Reason: v1alpha1.ToolRegistryReasonHandlersValid}
+	invalid := metav1.Condition{Type: v1alpha1.ToolRegistryConditionHandlersValid, Status: metav1.ConditionFalse, Reason: v1alpha1.ToolRegistryReasonValidationFailed, Message: "[r] f: bad"}
 	cases := []struct {
 		name          string
 		handlersValid metav1.Condition
@@ -155,14 +155,14 @@ func TestSetReadyCondition(t *testing.T) {
 		fragments     []string
 	}{
 		{"validation failed", invalid, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", unknown, "")}, false,
-			metav1.ConditionFalse, ReasonValidationFailed, []string{"HandlersValid: [r] f: bad"}},
-		{"no tools", valid, nil, false, metav1.ConditionFalse, ReasonNoToolsAvailable, []string{"no tool was discovered"}},
+			metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed, []string{"HandlersValid: [r] f: bad"}},
+		{"no tools", valid, nil, false, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsAvailable, []string{"no tool was discovered"}},
 		{"none reachable", valid, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", unavail, "TCP connect failed: x")}, true,
-			metav1.ConditionFalse, ReasonNoToolsAvailable, []string{"none of the 1 tool is reachable: a/a (TCP connect failed: x)"}},
+			metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsAvailable, []string{"none of the 1 tool is reachable: a/a (TCP connect failed: x)"}},
 		{"config-level", valid, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", avail, ""), tool("b", "b", avail, "")}, false,
-			metav1.ConditionTrue, ReasonToolsDiscovered, []string{"2 tools available", "spec.probe is off"}},
+			metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, []string{"2 tools available", "spec.probe is off"}},
 		{"some reachable", valid, []v1alpha1.ToolRegistryDiscoveredTool{tool("a", "a", avail, ""), tool("b", "b", unavail, "x")}, true,
-			metav1.ConditionTrue, ReasonToolsDiscovered, []string{"1 of 2 tools reachable"}},
+			metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, []string{"1 of 2 tools reachable"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -183,17 +183,17 @@ func TestSetPolicyBoundCondition(t *testing.T) {
 		fragments []string
 	}{
 		{"CRD not installed", policyState{}, true, "", "", nil},
-		{"no policy", policyState{installed: true}, false, metav1.ConditionFalse, ReasonNoPolicySelectsRegistry,
+		{"no policy", policyState{installed: true}, false, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoPolicySelectsRegistry,
 			[]string{"spec.selector.registry: tools", "deniedBy=no-matching-permit"}},
-		{"one policy", policyState{installed: true, names: []string{"calculator-policy"}}, false, metav1.ConditionTrue, ReasonPolicySelectsRegistry,
+		{"one policy", policyState{installed: true, names: []string{"calculator-policy"}}, false, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonPolicySelectsRegistry,
 			[]string{"selected by 1 ToolPolicy(s): [calculator-policy]"}},
-		{"two policies", policyState{installed: true, names: []string{"a", "b"}}, false, metav1.ConditionTrue, ReasonPolicySelectsRegistry,
+		{"two policies", policyState{installed: true, names: []string{"a", "b"}}, false, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonPolicySelectsRegistry,
 			[]string{"selected by 2 ToolPolicy(s): [a b]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// Start from a stale True, so "absent" proves removal.
-			st := &v1alpha1.ToolRegistryStatus{Conditions: []metav1.Condition{{Type: v1alpha1.ToolRegistryConditionPolicyBound, Status: metav1.ConditionTrue, Reason: ReasonPolicySelectsRegistry}}}
+			st := &v1alpha1.ToolRegistryStatus{Conditions: []metav1.Condition{{Type: v1alpha1.ToolRegistryConditionPolicyBound, Status: metav1.ConditionTrue, Reason: v1alpha1.ToolRegistryReasonPolicySelectsRegistry}}}
 			setPolicyBoundCondition(st, c.policy, "tools", 1, now0)
 			if c.absent {
 				if got := cond(st, v1alpha1.ToolRegistryConditionPolicyBound); got != nil {
@@ -208,14 +208,14 @@ func TestSetPolicyBoundCondition(t *testing.T) {
 
 func TestSetFindingsCondition(t *testing.T) {
 	f := rules.Finding{RuleID: "toolregistry/sandbox-declared", Field: "spec.handlers[0].sandbox.name", Condition: v1alpha1.ToolRegistryConditionSandboxesValid,
-		Reason: rules.ToolRegistryReasonSandboxNotDeclared, Message: "sandbox box is not declared"}
+		Reason: v1alpha1.ToolRegistryReasonSandboxNotDeclared, Message: "sandbox box is not declared"}
 	st := &v1alpha1.ToolRegistryStatus{}
-	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, []rules.Finding{f}, true, ReasonSandboxesValid, "ok", 1, now0)
-	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionFalse, rules.ToolRegistryReasonSandboxNotDeclared,
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, []rules.Finding{f}, true, v1alpha1.ToolRegistryReasonSandboxesValid, "ok", 1, now0)
+	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonSandboxNotDeclared,
 		"[toolregistry/sandbox-declared] spec.handlers[0].sandbox.name: sandbox box is not declared")
-	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, true, ReasonSandboxesValid, "all valid", 2, now0)
-	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionTrue, ReasonSandboxesValid, "all valid")
-	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, false, ReasonSandboxesValid, "", 3, now0)
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, true, v1alpha1.ToolRegistryReasonSandboxesValid, "all valid", 2, now0)
+	wantCond(t, st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonSandboxesValid, "all valid")
+	setFindingsCondition(st, v1alpha1.ToolRegistryConditionSandboxesValid, nil, false, v1alpha1.ToolRegistryReasonSandboxesValid, "", 3, now0)
 	if c := cond(st, v1alpha1.ToolRegistryConditionSandboxesValid); c != nil {
 		t.Errorf("SandboxesValid = %+v with no sandbox and no finding, want absent", c)
 	}
@@ -249,13 +249,13 @@ func TestValidConditionsTrue(t *testing.T) {
 			tr := registry(onSandbox())
 			tr.Spec.Sandboxes = []v1alpha1.ToolRegistrySandbox{{Name: "dev"}}
 			return tr
-		}(), sandboxes: metav1.ConditionTrue, sandboxesReason: ReasonSandboxesValid},
+		}(), sandboxes: metav1.ConditionTrue, sandboxesReason: v1alpha1.ToolRegistryReasonSandboxesValid},
 		{name: "a handler on an undeclared sandbox", tr: registry(onSandbox()),
-			sandboxes: metav1.ConditionFalse, sandboxesReason: rules.ToolRegistryReasonSandboxNotDeclared},
+			sandboxes: metav1.ConditionFalse, sandboxesReason: v1alpha1.ToolRegistryReasonSandboxNotDeclared},
 		{name: "a connectionRef handler on https:443", tr: registry(withConnection("https://crm.example.com/v1/lookup")),
-			handlerCx: metav1.ConditionTrue, handlerCxReason: ReasonHandlerConnectionsValid},
+			handlerCx: metav1.ConditionTrue, handlerCxReason: v1alpha1.ToolRegistryReasonHandlerConnectionsValid},
 		{name: "a connectionRef handler on plain http", tr: registry(withConnection("http://crm.example.com/v1/lookup")),
-			handlerCx: metav1.ConditionFalse, handlerCxReason: rules.ToolRegistryReasonConnectionHostNotCovered},
+			handlerCx: metav1.ConditionFalse, handlerCxReason: v1alpha1.ToolRegistryReasonConnectionHostNotCovered},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,8 +299,8 @@ func TestAdvisoryFindingsNeverFailTheRegistry(t *testing.T) {
 			if st.Phase != v1alpha1.ToolRegistryPhaseReady {
 				t.Errorf("phase = %s, want Ready", st.Phase)
 			}
-			wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, ReasonHandlersValid)
-			wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, ReasonToolsDiscovered)
+			wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonHandlersValid)
+			wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered)
 		})
 	}
 }
@@ -431,22 +431,22 @@ func TestTransitionEvents(t *testing.T) {
 	c := func(typ string, s metav1.ConditionStatus, reason string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: "m"}
 	}
-	hvTrue := c(v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, ReasonHandlersValid)
-	hvFalse := c(v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed)
-	degTrue := c(v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionTrue, ReasonSomeToolsUnavailable)
-	degFalse := c(v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, ReasonAllToolsAvailable)
+	hvTrue := c(v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonHandlersValid)
+	hvFalse := c(v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed)
+	degTrue := c(v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonSomeToolsUnavailable)
+	degFalse := c(v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable)
 	cases := []struct {
 		name     string
 		old, new []metav1.Condition
 		want     []conditionEvent
 	}{
 		{"appears good: nothing", nil, []metav1.Condition{hvTrue, degFalse}, nil},
-		{"appears bad: warning", nil, []metav1.Condition{hvFalse}, []conditionEvent{{"Warning", ReasonValidationFailed, "HandlersValid is False: m"}}},
-		{"turns bad: warning", []metav1.Condition{hvTrue}, []metav1.Condition{hvFalse}, []conditionEvent{{"Warning", ReasonValidationFailed, "HandlersValid is False: m"}}},
-		{"recovers: normal", []metav1.Condition{hvFalse}, []metav1.Condition{hvTrue}, []conditionEvent{{"Normal", ReasonHandlersValid, "HandlersValid is True: m"}}},
+		{"appears bad: warning", nil, []metav1.Condition{hvFalse}, []conditionEvent{{"Warning", v1alpha1.ToolRegistryReasonValidationFailed, "HandlersValid is False: m"}}},
+		{"turns bad: warning", []metav1.Condition{hvTrue}, []metav1.Condition{hvFalse}, []conditionEvent{{"Warning", v1alpha1.ToolRegistryReasonValidationFailed, "HandlersValid is False: m"}}},
+		{"recovers: normal", []metav1.Condition{hvFalse}, []metav1.Condition{hvTrue}, []conditionEvent{{"Normal", v1alpha1.ToolRegistryReasonHandlersValid, "HandlersValid is True: m"}}},
 		{"unchanged: nothing", []metav1.Condition{hvFalse}, []metav1.Condition{hvFalse}, nil},
-		{"degraded turns true: warning", []metav1.Condition{degFalse}, []metav1.Condition{degTrue}, []conditionEvent{{"Warning", ReasonSomeToolsUnavailable, "Degraded is True: m"}}},
-		{"degraded clears: normal", []metav1.Condition{degTrue}, []metav1.Condition{degFalse}, []conditionEvent{{"Normal", ReasonAllToolsAvailable, "Degraded is False: m"}}},
+		{"degraded turns true: warning", []metav1.Condition{degFalse}, []metav1.Condition{degTrue}, []conditionEvent{{"Warning", v1alpha1.ToolRegistryReasonSomeToolsUnavailable, "Degraded is True: m"}}},
+		{"degraded clears: normal", []metav1.Condition{degTrue}, []metav1.Condition{degFalse}, []conditionEvent{{"Normal", v1alpha1.ToolRegistryReasonAllToolsAvailable, "Degraded is False: m"}}},
 		{"removed: nothing", []metav1.Condition{hvFalse}, nil, nil},
 	}
 	for _, tc := range cases {
@@ -512,11 +512,11 @@ func TestComputeStatus(t *testing.T) {
 			st.ObservedGeneration != 1 || st.LastDiscoveryTime == nil || !strings.HasPrefix(st.ContentDigest, "sha256:") {
 			t.Fatalf("status = %+v", st)
 		}
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, ReasonToolsDiscovered)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, ReasonHandlersValid)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionToolsDiscovered, metav1.ConditionTrue, ReasonToolsDiscovered, "3 tools discovered from 3 handlers")
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, ReasonAllToolsAvailable)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionPolicyBound, metav1.ConditionTrue, ReasonPolicySelectsRegistry, "[p]")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonHandlersValid)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionToolsDiscovered, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "3 tools discovered from 3 handlers")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionPolicyBound, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonPolicySelectsRegistry, "[p]")
 		if st.DiscoveredTools[2].Endpoint != ClientEndpoint {
 			t.Errorf("client endpoint = %q", st.DiscoveredTools[2].Endpoint)
 		}
@@ -549,9 +549,9 @@ func TestComputeStatus(t *testing.T) {
 		if st.Phase != v1alpha1.ToolRegistryPhaseFailed || st.PolicyCount != nil || cond(&st, v1alpha1.ToolRegistryConditionPolicyBound) != nil {
 			t.Fatalf("status = %+v", st)
 		}
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed,
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed,
 			"[toolregistry/mcp-endpoint-metadata-address] spec.handlers[0].mcpConfig.endpoint: host 169.254.169.254")
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, ReasonValidationFailed, "HandlersValid:")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed, "HandlersValid:")
 		if st.DiscoveredTools[0].Status != unknown {
 			t.Errorf("tool status = %s, want Unknown", st.DiscoveredTools[0].Status)
 		}
@@ -570,7 +570,7 @@ func TestComputeStatus(t *testing.T) {
 		if st.Phase != v1alpha1.ToolRegistryPhaseFailed {
 			t.Fatalf("phase = %s, want Failed", st.Phase)
 		}
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed,
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed,
 			"[toolregistry/endpoint-address] spec.handlers[0].mcpConfig.endpoint:")
 		if st.DiscoveredTools[0].Status != unknown {
 			t.Errorf("tool status = %s, want Unknown", st.DiscoveredTools[0].Status)
@@ -581,8 +581,8 @@ func TestComputeStatus(t *testing.T) {
 		h := httpHandler("calc", "https://api.example.com/calc")
 		h.HTTPConfig.RetryPolicy = &v1alpha1.ToolRegistryHTTPRetryPolicy{MaxAttempts: 3, InitialBackoff: "10s", MaxBackoff: "1s"}
 		st := evaluate(registry(h), policyState{}, nil, t0)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, ReasonValidationFailed, "[toolregistry/retry-backoff-order]")
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, ReasonValidationFailed)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed, "[toolregistry/retry-backoff-order]")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonValidationFailed)
 		if st.Phase != v1alpha1.ToolRegistryPhaseFailed {
 			t.Errorf("phase = %s", st.Phase)
 		}
@@ -593,8 +593,8 @@ func TestComputeStatus(t *testing.T) {
 		h.Sandbox = &v1alpha1.ToolRegistryHandlerSandbox{Name: "nope", Port: "mcp"}
 		h.MCPConfig.ToolFilter = &v1alpha1.ToolRegistryMCPToolFilter{Allowlist: []string{"Read"}}
 		st := evaluate(registry(h), policyState{}, nil, t0)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionFalse, rules.ToolRegistryReasonSandboxNotDeclared)
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, ReasonHandlersValid)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionSandboxesValid, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonSandboxNotDeclared)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionHandlersValid, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonHandlersValid)
 		if st.DiscoveredTools[0].Endpoint != "sandbox://nope/mcp/sse" {
 			t.Errorf("endpoint = %q", st.DiscoveredTools[0].Endpoint)
 		}
@@ -608,8 +608,8 @@ func TestComputeStatus(t *testing.T) {
 		if st.Phase != v1alpha1.ToolRegistryPhasePending {
 			t.Fatalf("phase = %s, want Pending", st.Phase)
 		}
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionUnknown, ReasonProbesPending, "1 of 2 tools not probed yet")
-		wantCond(t, &st, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionUnknown, ReasonProbesPending)
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionReady, metav1.ConditionUnknown, v1alpha1.ToolRegistryReasonProbesPending, "1 of 2 tools not probed yet")
+		wantCond(t, &st, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionUnknown, v1alpha1.ToolRegistryReasonProbesPending)
 		if b := st.DiscoveredTools[1]; b.Status != unknown || b.Error != NotProbedYet || b.LastChecked != nil {
 			t.Errorf("unprobed tool = %+v", b)
 		}
@@ -626,7 +626,7 @@ func TestComputeStatus(t *testing.T) {
 		if up.Phase != v1alpha1.ToolRegistryPhaseReady {
 			t.Fatalf("phase = %s", up.Phase)
 		}
-		wantCond(t, &up, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, ReasonToolsDiscovered, "3 of 3 tools reachable")
+		wantCond(t, &up, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "3 of 3 tools reachable")
 		if up.DiscoveredTools[2].LastChecked != nil || up.DiscoveredTools[2].Status != avail {
 			t.Errorf("client tool = %+v, want Available and never probed", up.DiscoveredTools[2])
 		}
@@ -641,8 +641,8 @@ func TestComputeStatus(t *testing.T) {
 		if half.Phase != v1alpha1.ToolRegistryPhaseDegraded || half.ContentDigest != up.ContentDigest || !half.LastDiscoveryTime.Equal(up.LastDiscoveryTime) {
 			t.Fatalf("phase %s digest %s (was %s) lastDiscoveryTime %v (was %v)", half.Phase, half.ContentDigest, up.ContentDigest, half.LastDiscoveryTime, up.LastDiscoveryTime)
 		}
-		wantCond(t, &half, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionTrue, ReasonSomeToolsUnavailable, "b/b (TCP connect failed: connection refused)")
-		wantCond(t, &half, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, ReasonToolsDiscovered, "2 of 3 tools reachable")
+		wantCond(t, &half, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonSomeToolsUnavailable, "b/b (TCP connect failed: connection refused)")
+		wantCond(t, &half, v1alpha1.ToolRegistryConditionReady, metav1.ConditionTrue, v1alpha1.ToolRegistryReasonToolsDiscovered, "2 of 3 tools reachable")
 
 		tr.Status = half
 		tr.Spec.Handlers = tr.Spec.Handlers[:2] // without the client tool, nothing is reachable
@@ -651,7 +651,7 @@ func TestComputeStatus(t *testing.T) {
 		if down.Phase != v1alpha1.ToolRegistryPhaseFailed {
 			t.Fatalf("phase = %s", down.Phase)
 		}
-		wantCond(t, &down, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, ReasonNoToolsAvailable, "none of the 2 tools is reachable")
-		wantCond(t, &down, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, ReasonAllToolsAvailable)
+		wantCond(t, &down, v1alpha1.ToolRegistryConditionReady, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonNoToolsAvailable, "none of the 2 tools is reachable")
+		wantCond(t, &down, v1alpha1.ToolRegistryConditionDegraded, metav1.ConditionFalse, v1alpha1.ToolRegistryReasonAllToolsAvailable)
 	})
 }

@@ -1,0 +1,7 @@
+package toolregistry
+
+// Event actions (events.k8s.io/v1 Event.action).
+const (
+	// ActionReconcile is the action of every condition-transition event.
+	ActionReconcile = "Reconcile"
+)
