@@ -22,30 +22,14 @@ import (
 // PromptPackPackJSONKey is the ConfigMap key holding the pack.
 const PromptPackPackJSONKey = "pack.json"
 
-// Condition type and reasons the PromptPack source rules report.
-const (
-	// PromptPackConditionSourceValid is the PromptPack's SourceValid
-	// condition: its source resolved and its content validated.
-	PromptPackConditionSourceValid = "SourceValid"
-	// PromptPackReasonConfigMapNotFound: spec.source.configMapRef names no
-	// ConfigMap in the pack's namespace.
-	PromptPackReasonConfigMapNotFound = "ConfigMapNotFound"
-	// PromptPackReasonInvalidPackJSON: the ConfigMap has no pack.json key, or
-	// its value is not a JSON object.
-	PromptPackReasonInvalidPackJSON = "InvalidPackJSON"
-	// PromptPackReasonPackIdentityMismatch: pack.json's id or version is not
-	// the PromptPack's spec.packName or spec.version.
-	PromptPackReasonPackIdentityMismatch = "PackIdentityMismatch"
-)
-
 func init() {
 	Default.Register(Rule{
 		ID:        "promptpack/configmap-found",
 		Kinds:     []string{kindPromptPack},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: PromptPackConditionSourceValid,
-		Reason:    PromptPackReasonConfigMapNotFound,
+		Condition: v1alpha1.PromptPackConditionSourceValid,
+		Reason:    v1alpha1.PromptPackReasonConfigMapNotFound,
 		Doc:       "The ConfigMap named by spec.source.configMapRef.name exists in the PromptPack's namespace.",
 		Spec:      "agentruntime.md#promptpackref",
 		Check:     checkPromptPackConfigMapFound,
@@ -55,8 +39,8 @@ func init() {
 		Kinds:     []string{kindPromptPack},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: PromptPackConditionSourceValid,
-		Reason:    PromptPackReasonInvalidPackJSON,
+		Condition: v1alpha1.PromptPackConditionSourceValid,
+		Reason:    v1alpha1.PromptPackReasonInvalidPackJSON,
 		Doc:       "The source ConfigMap holds the key " + PromptPackPackJSONKey + " (data or binaryData) and its value parses as a JSON object.",
 		Spec:      "agentruntime.md#promptpackref",
 		Check:     checkPromptPackJSONValid,
@@ -66,8 +50,8 @@ func init() {
 		Kinds:     []string{kindPromptPack},
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
-		Condition: PromptPackConditionSourceValid,
-		Reason:    PromptPackReasonPackIdentityMismatch,
+		Condition: v1alpha1.PromptPackConditionSourceValid,
+		Reason:    v1alpha1.PromptPackReasonPackIdentityMismatch,
 		Doc: "The pack.json's id equals spec.packName and, when spec.version is set, its version equals spec.version " +
 			"(compared as strings, build metadata included): an agent pinned to a name and version runs exactly that content.",
 		Spec:  "agentruntime.md#promptpackref",

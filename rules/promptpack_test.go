@@ -117,7 +117,7 @@ func TestPromptPackSourceRulesAreReconcileStage(t *testing.T) {
 			t.Fatalf("%s is not in the catalog", id)
 		}
 		// The ConfigMap may be applied after the pack: never refused at admission.
-		if r.Stage != StageReconcile || r.Severity != SeverityWarn || r.Condition != PromptPackConditionSourceValid || r.Reason == "" {
+		if r.Stage != StageReconcile || r.Severity != SeverityWarn || r.Condition != v1alpha1.PromptPackConditionSourceValid || r.Reason == "" {
 			t.Errorf("%s: %s %s %q %q, want reconcile warn SourceValid with a reason", id, r.Stage, r.Severity, r.Condition, r.Reason)
 		}
 	}

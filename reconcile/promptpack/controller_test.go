@@ -158,10 +158,10 @@ type verdict struct {
 
 func verdictOf(p *v1alpha1.PromptPack) verdict {
 	v := verdict{phase: p.Status.Phase, observedAtGeneration: p.Status.ObservedGeneration == p.Generation}
-	if c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady); c != nil {
+	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.PromptPackConditionReady); c != nil {
 		v.ready = string(c.Status) + "/" + c.Reason
 	}
-	if c := meta.FindStatusCondition(p.Status.Conditions, ConditionSourceValid); c != nil {
+	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.PromptPackConditionSourceValid); c != nil {
 		v.sourceValid = string(c.Status) + "/" + c.Reason
 	}
 	return v
@@ -171,7 +171,7 @@ func invalid(reason string) verdict {
 	return verdict{phase: v1alpha1.PromptPackPhaseInvalid, ready: "False/" + reason, sourceValid: "False/" + reason, observedAtGeneration: true}
 }
 
-var ready = verdict{phase: v1alpha1.PromptPackPhaseReady, ready: "True/" + ReasonPackValid, sourceValid: "True/" + ReasonSourceValid, observedAtGeneration: true}
+var ready = verdict{phase: v1alpha1.PromptPackPhaseReady, ready: "True/" + v1alpha1.PromptPackReasonPackValid, sourceValid: "True/" + v1alpha1.PromptPackReasonSourceValid, observedAtGeneration: true}
 
 // eventuallyVerdict waits (generously) for the controller to write want.
 func eventuallyVerdict(t *testing.T, key client.ObjectKey, want verdict) *v1alpha1.PromptPack {
@@ -192,10 +192,10 @@ func TestPhaseFromTheConfigMap(t *testing.T) {
 		want     verdict
 	}{
 		{"valid ConfigMap", ptr(validJSON), ready},
-		{"missing ConfigMap", nil, invalid(ReasonConfigMapNotFound)},
-		{"bad JSON", ptr(`{"id": "support", "version": `), invalid(ReasonInvalidPackJSON)},
-		{"id mismatch", ptr(`{"id": "billing", "version": "1.0.0"}`), invalid(ReasonPackIdentityMismatch)},
-		{"version mismatch", ptr(`{"id": "support", "version": "1.0.0+gAAAA"}`), invalid(ReasonPackIdentityMismatch)},
+		{"missing ConfigMap", nil, invalid(v1alpha1.PromptPackReasonConfigMapNotFound)},
+		{"bad JSON", ptr(`{"id": "support", "version": `), invalid(v1alpha1.PromptPackReasonInvalidPackJSON)},
+		{"id mismatch", ptr(`{"id": "billing", "version": "1.0.0"}`), invalid(v1alpha1.PromptPackReasonPackIdentityMismatch)},
+		{"version mismatch", ptr(`{"id": "support", "version": "1.0.0+gAAAA"}`), invalid(v1alpha1.PromptPackReasonPackIdentityMismatch)},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestPhaseFromTheConfigMap(t *testing.T) {
 			p := eventuallyVerdict(t, client.ObjectKeyFromObject(pack), c.want)
 			if c.want.phase == v1alpha1.PromptPackPhaseInvalid {
 				// The message names the rule, so a user can look it up.
-				msg := meta.FindStatusCondition(p.Status.Conditions, ConditionSourceValid).Message
+				msg := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.PromptPackConditionSourceValid).Message
 				if !containsRuleID(msg) {
 					t.Errorf("SourceValid message %q names no promptpack/ rule", msg)
 				}
@@ -235,11 +235,11 @@ func TestConfigMapChangesRevalidate(t *testing.T) {
 	pack := newPack(ns, "support-1", "support-1")
 	create(t, pack)
 	key := client.ObjectKeyFromObject(pack)
-	eventuallyVerdict(t, key, invalid(ReasonConfigMapNotFound))
+	eventuallyVerdict(t, key, invalid(v1alpha1.PromptPackReasonConfigMapNotFound))
 
 	cm := newConfigMap(ns, "support-1", `{"id": "support", "version": "0.9.0"}`)
 	create(t, cm)
-	eventuallyVerdict(t, key, invalid(ReasonPackIdentityMismatch))
+	eventuallyVerdict(t, key, invalid(v1alpha1.PromptPackReasonPackIdentityMismatch))
 
 	cm.Data[rules.PromptPackPackJSONKey] = validJSON
 	if err := direct.Update(context.Background(), cm); err != nil {
@@ -248,12 +248,12 @@ func TestConfigMapChangesRevalidate(t *testing.T) {
 	eventuallyVerdict(t, key, ready)
 
 	gomega.NewWithT(t).Eventually(func() []string { return packEvents(t, key) }, 30*time.Second, 100*time.Millisecond).Should(gomega.ContainElements(
-		"Warning/"+ReasonConfigMapNotFound, "Normal/"+ReasonPackValid))
+		"Warning/"+v1alpha1.PromptPackReasonConfigMapNotFound, "Normal/"+v1alpha1.PromptPackReasonPackValid))
 
 	if err := direct.Delete(context.Background(), cm); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyVerdict(t, key, invalid(ReasonConfigMapNotFound))
+	eventuallyVerdict(t, key, invalid(v1alpha1.PromptPackReasonConfigMapNotFound))
 }
 
 // packEvents lists the events.k8s.io events about a pack as "type/reason".
@@ -346,8 +346,8 @@ func TestNoStatusWriteWhenNothingChanged(t *testing.T) {
 		{"the pack.json breaks: one write", func() {
 			cm.Data[rules.PromptPackPackJSONKey] = `{"id": "other", "version": "1.0.0"}`
 			must(direct.Update(context.Background(), cm))
-		}, 1, invalid(ReasonPackIdentityMismatch)},
-		{"still broken: no write", nil, 0, invalid(ReasonPackIdentityMismatch)},
+		}, 1, invalid(v1alpha1.PromptPackReasonPackIdentityMismatch)},
+		{"still broken: no write", nil, 0, invalid(v1alpha1.PromptPackReasonPackIdentityMismatch)},
 	}
 	for _, s := range steps {
 		if s.change != nil {

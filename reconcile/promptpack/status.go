@@ -24,7 +24,7 @@ func groupFindings(findings []rules.Finding) findingGroups {
 	var g findingGroups
 	for _, f := range findings {
 		switch {
-		case f.Condition == ConditionSourceValid:
+		case f.Condition == v1alpha1.PromptPackConditionSourceValid:
 			g.source = append(g.source, f)
 		case f.Condition == "" && f.Severity == rules.SeverityWarn:
 			// advisory
@@ -52,20 +52,20 @@ func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, validation 
 		}
 	}
 	conditions.Set(&st.Conditions,
-		conditions.FromFindings(ConditionSourceValid, g.source, ReasonSourceValid, ok, ReasonInvalidPackJSON, gen), now)
+		conditions.FromFindings(v1alpha1.PromptPackConditionSourceValid, g.source, v1alpha1.PromptPackReasonSourceValid, ok, v1alpha1.PromptPackReasonInvalidPackJSON, gen), now)
 
-	ready := conditions.RollUp(st.Conditions, ConditionReady, []string{ConditionSourceValid}, ReasonPackValid, "the pack validated", gen)
+	ready := conditions.RollUp(st.Conditions, v1alpha1.PromptPackConditionReady, []string{v1alpha1.PromptPackConditionSourceValid}, v1alpha1.PromptPackReasonPackValid, "the pack validated", gen)
 	if ready.Status == metav1.ConditionTrue && len(g.other) > 0 {
-		ready = conditions.FromFindings(ConditionReady, g.other, ReasonPackValid, "", ReasonInvalidSpec, gen)
+		ready = conditions.FromFindings(v1alpha1.PromptPackConditionReady, g.other, v1alpha1.PromptPackReasonPackValid, "", v1alpha1.PromptPackReasonInvalidSpec, gen)
 	}
 	conditions.Set(&st.Conditions, ready, now)
 
 	st.Phase = v1alpha1.PromptPackPhaseInvalid
-	if c := meta.FindStatusCondition(st.Conditions, ConditionReady); c != nil && c.Status == metav1.ConditionTrue {
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.PromptPackConditionReady); c != nil && c.Status == metav1.ConditionTrue {
 		st.Phase = v1alpha1.PromptPackPhaseReady
 	}
 	// Policy conditions last, after Ready and the phase: they never feed them.
-	validation.Set(&st.Conditions, []string{ConditionReady, ConditionSourceValid}, gen, now)
+	validation.Set(&st.Conditions, []string{v1alpha1.PromptPackConditionReady, v1alpha1.PromptPackConditionSourceValid}, gen, now)
 	st.ObservedGeneration = gen
 	return st
 }

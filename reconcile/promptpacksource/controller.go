@@ -54,13 +54,6 @@ import (
 // events.
 const ControllerName = "promptpacksource-controller"
 
-// The Ready condition and its reasons.
-const (
-	ConditionReady         = "Ready"
-	ReasonPackMaterialized = "PackMaterialized"
-	ReasonPackNameTaken    = "PackNameTaken"
-)
-
 // CopiedLabels are the source labels its live pack carries too.
 var CopiedLabels = []string{
 	"omnia.altairalabs.ai/dev",
@@ -135,10 +128,10 @@ func DesiredPack(src *v1alpha1.PromptPackSource) *v1alpha1.PromptPack {
 // setReadyCondition sets Ready from whether the pack name is taken by a
 // pack the source does not control.
 func setReadyCondition(st *v1alpha1.PromptPackSourceStatus, pack string, taken bool, gen int64, now metav1.Time) {
-	c := metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonPackMaterialized,
+	c := metav1.Condition{Type: v1alpha1.PromptPackSourceConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.PromptPackSourceReasonPackMaterialized,
 		Message: "live PromptPack " + pack + " materialized", ObservedGeneration: gen}
 	if taken {
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonPackNameTaken
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.PromptPackSourceReasonPackNameTaken
 		c.Message = "a PromptPack " + pack + " exists that this source does not own; it is not taken over"
 	}
 	conditions.Set(&st.Conditions, c, now)

@@ -143,7 +143,7 @@ func ready(t *testing.T, src *v1alpha1.PromptPackSource) *metav1.Condition {
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(src), got); err != nil {
 		t.Fatal(err)
 	}
-	return meta.FindStatusCondition(got.Status.Conditions, ConditionReady)
+	return meta.FindStatusCondition(got.Status.Conditions, v1alpha1.PromptPackSourceConditionReady)
 }
 
 // The source materializes its live pack, owned by it, with the four dev
@@ -173,7 +173,7 @@ func TestMaterializesLivePack(t *testing.T) {
 	if l := pack.Spec.Source.Live; l == nil || l.ProjectRef.Name != "my-project" || pack.Spec.Version != "" || pack.Spec.PackName != src.Spec.PackName {
 		t.Errorf("pack spec %+v", pack.Spec)
 	}
-	if c := ready(t, src); c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonPackMaterialized {
+	if c := ready(t, src); c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.PromptPackSourceReasonPackMaterialized {
 		t.Errorf("Ready %+v", c)
 	}
 	if w := reconcileOnce(t, src); len(w) != 0 {
@@ -214,8 +214,8 @@ func TestForeignPackIsNotTakenOver(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(foreign), foreign); err != nil || foreign.ResourceVersion != rv {
 		t.Errorf("the foreign pack was written (%v)", err)
 	}
-	if c := ready(t, src); c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonPackNameTaken {
-		t.Errorf("Ready %+v, want False %s", c, ReasonPackNameTaken)
+	if c := ready(t, src); c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.PromptPackSourceReasonPackNameTaken {
+		t.Errorf("Ready %+v, want False %s", c, v1alpha1.PromptPackSourceReasonPackNameTaken)
 	}
 }
 
@@ -226,12 +226,12 @@ func TestSetReadyCondition(t *testing.T) {
 		status metav1.ConditionStatus
 		reason string
 	}{
-		{false, metav1.ConditionTrue, ReasonPackMaterialized},
-		{true, metav1.ConditionFalse, ReasonPackNameTaken},
+		{false, metav1.ConditionTrue, v1alpha1.PromptPackSourceReasonPackMaterialized},
+		{true, metav1.ConditionFalse, v1alpha1.PromptPackSourceReasonPackNameTaken},
 	} {
 		st := v1alpha1.PromptPackSourceStatus{}
 		setReadyCondition(&st, "p", tt.taken, 3, now)
-		c := meta.FindStatusCondition(st.Conditions, ConditionReady)
+		c := meta.FindStatusCondition(st.Conditions, v1alpha1.PromptPackSourceConditionReady)
 		if c == nil || c.Status != tt.status || c.Reason != tt.reason || c.ObservedGeneration != 3 || st.ObservedGeneration != 3 {
 			t.Errorf("taken=%v: %+v", tt.taken, st)
 		}
