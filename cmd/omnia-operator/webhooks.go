@@ -34,7 +34,9 @@ func (f *admissionFlags) bind(fs *flag.FlagSet) {
 // server (every replica serves them). They judge with the catalog in force
 // (op.policies, compiled by op.policyEnv: setupPolicies runs first), the
 // licence in force and the facts of the manager's cache, within the
-// watched namespaces.
+// watched namespaces. main has checked the mode and pod limits already,
+// before connecting (a usage error); they are parsed here again so the
+// setup needs nothing but op.
 func setupWebhooks(mgr ctrl.Manager, op *operator) error {
 	f := op.flags
 	mode, err := admission.ParseMode(f.admission.mode)
