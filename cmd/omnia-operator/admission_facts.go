@@ -24,19 +24,19 @@ import (
 // Workspace informers up front, so the cache's sync (and /readyz) covers
 // them; until the cache has synced, a lookup fails and the webhook refuses
 // the request (fail closed).
-func webhookClusterFacts(mgr ctrl.Manager) (admission.ClusterFacts, error) {
+func webhookClusterFacts(mgr ctrl.Manager, op *operator) (admission.ClusterFacts, error) {
 	if _, err := mgr.GetCache().GetInformer(context.Background(), &v1alpha1.PromptPack{}); err != nil {
 		return nil, fmt.Errorf("watching PromptPacks for the webhook: %w", err)
 	}
 	if _, err := mgr.GetCache().GetInformer(context.Background(), &v1alpha1.Workspace{}); err != nil {
 		return nil, fmt.Errorf("watching Workspaces for the webhook: %w", err)
 	}
-	baseDomain := exposureBaseDomainFact()
+	baseDomain := op.flags.agentRuntime.exposure.baseDomainFact()
 	// Secrets, should a marked rule ever ask, are read uncached: reading
 	// them through the cache would start an informer holding every Secret's
 	// data.
-	reader, secrets, mapper := mgr.GetCache(), mgr.GetAPIReader(), mgr.GetRESTMapper()
+	reader, secrets, mapper, license := mgr.GetCache(), mgr.GetAPIReader(), mgr.GetRESTMapper(), op.license
 	return func(ctx context.Context) admission.CheckedFacts {
-		return clusterfacts.New(ctx, reader, secrets, mapper, licenseStore).WithExposureBaseDomain(baseDomain)
+		return clusterfacts.New(ctx, reader, secrets, mapper, license).WithExposureBaseDomain(baseDomain)
 	}, nil
 }

@@ -14,38 +14,45 @@ import (
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 )
 
-// The async invocation queue (agentruntime.md § facades[].async): the
-// chart's redis.default, given as exactly one of a url, a host, or an
-// existingSecret in the operator's own namespace (key url). None: agents
-// with async.enabled report AsyncInvocationReady False QueueBackendMissing.
-var (
-	asyncRedisURL = flag.String("async-redis-url", "",
+// asyncFlags are the async invocation queue (agentruntime.md §
+// facades[].async): the chart's redis.default, given as exactly one of a
+// url, a host, or an existingSecret in the operator's own namespace (key
+// url). None: agents with async.enabled report AsyncInvocationReady False
+// QueueBackendMissing.
+type asyncFlags struct {
+	redisURL            string
+	redisHost           string
+	redisExistingSecret string
+}
+
+func (f *asyncFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.redisURL, "async-redis-url", "",
 		"redis:// or rediss:// URL of the async invocation queue (the chart's redis.default.url); it is given to the agent pods as "+
 			"a literal variable, so prefer --async-redis-existing-secret when it carries a password")
-	asyncRedisHost = flag.String("async-redis-host", "",
+	fs.StringVar(&f.redisHost, "async-redis-host", "",
 		"host[:port] of the async invocation queue's Redis without credentials (the chart's redis.default.host; port 6379 by default)")
-	asyncRedisExistingSecret = flag.String("async-redis-existing-secret", "",
+	fs.StringVar(&f.redisExistingSecret, "async-redis-existing-secret", "",
 		"name of a Secret in the operator's namespace whose url key holds the async invocation queue's Redis URL "+
 			"(the chart's redis.default.existingSecret); copied into agent-<name>-async-redis in each agent's namespace")
-)
+}
 
 // asyncRedisDefaultPort is a host's port when it names none.
 const asyncRedisDefaultPort = 6379
 
-func init() {
-	agentRuntimeOptions = append(agentRuntimeOptions, func(o *agentruntime.Options) error {
-		a, err := asyncOptions(*asyncRedisURL, *asyncRedisHost, *asyncRedisExistingSecret, ownNamespace())
-		if err != nil {
-			return err
-		}
-		if *redisTenantCredentials && (a.URL != "" || a.ExistingSecret != nil) {
-			// Process-lifetime: the AgentRuntime controller runs until
-			// the operator exits.
-			a.TenantCredentials = newTenantProvisioner("omnia-operator-async-acl")
-		}
-		o.Async = a
-		return nil
-	})
+// apply sets the async queue's options; tenantCredentials is
+// --redis-tenant-credentials.
+func (f asyncFlags) apply(o *agentruntime.Options, tenantCredentials bool) error {
+	a, err := asyncOptions(f.redisURL, f.redisHost, f.redisExistingSecret, ownNamespace())
+	if err != nil {
+		return err
+	}
+	if tenantCredentials && (a.URL != "" || a.ExistingSecret != nil) {
+		// Process-lifetime: the AgentRuntime controller runs until
+		// the operator exits.
+		a.TenantCredentials = newTenantProvisioner("omnia-operator-async-acl")
+	}
+	o.Async = a
+	return nil
 }
 
 // asyncOptions turns the --async-redis-* flags into the controller's

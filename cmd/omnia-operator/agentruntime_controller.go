@@ -10,49 +10,77 @@ import (
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 )
 
-// frameworkImages are the --framework-image=<type>=<image> entries.
-var frameworkImages = map[string]string{}
+// agentRuntimeFlags are the AgentRuntime controller's flags: the built-in
+// images of the agent pod here, and a group per part of the controller,
+// each in its agentruntime_<group>_flags.go.
+type agentRuntimeFlags struct {
+	// The built-in images of the agent pod. The defaults name the
+	// project's release images; an installation pins them to a digest or
+	// a mirror with these flags (the images themselves are not built in
+	// this repository).
+	runtimeImage      string
+	facadeImage       string
+	policyBrokerImage string
+	// frameworkImages are the --framework-image=<type>=<image> entries.
+	frameworkImages map[string]string
 
-// agentRuntimeOptions are set by the flag files of the controller's groups
-// (agentruntime_<group>_flags.go): each appends a function filling its part
-// of the Options from its flags, after flag parsing.
-var agentRuntimeOptions []func(*agentruntime.Options) error
+	analysis     analysisFlags
+	async        asyncFlags
+	exposure     exposureFlags
+	externalAuth externalAuthFlags
+}
 
-// The built-in images of the agent pod. The defaults name the project's
-// release images; an installation pins them to a digest or a mirror with
-// these flags (the images themselves are not built in this repository).
-var (
-	runtimeImage      = flag.String("runtime-image", "ghcr.io/altairalabs/omnia-runtime:latest", "the built-in runtime image (framework.type promptkit)")
-	facadeImage       = flag.String("facade-image", "ghcr.io/altairalabs/omnia-facade:latest", "the built-in facade image")
-	policyBrokerImage = flag.String("policy-broker-image", "ghcr.io/altairalabs/omnia-policy-broker:latest", "the policy-broker sidecar image")
-)
-
-func init() {
-	flag.Func("framework-image",
+func (f *agentRuntimeFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.runtimeImage, "runtime-image", "ghcr.io/altairalabs/omnia-runtime:latest", "the built-in runtime image (framework.type promptkit)")
+	fs.StringVar(&f.facadeImage, "facade-image", "ghcr.io/altairalabs/omnia-facade:latest", "the built-in facade image")
+	fs.StringVar(&f.policyBrokerImage, "policy-broker-image", "ghcr.io/altairalabs/omnia-policy-broker:latest", "the policy-broker sidecar image")
+	f.frameworkImages = map[string]string{}
+	fs.Func("framework-image",
 		"<type>=<image>: the runtime image for a framework.type when the agent sets no framework.image; repeatable",
 		func(s string) error {
 			typ, img, ok := strings.Cut(s, "=")
 			if !ok || typ == "" || img == "" {
 				return fmt.Errorf("--framework-image %q: want <type>=<image>", s)
 			}
-			frameworkImages[typ] = img
+			f.frameworkImages[typ] = img
 			return nil
 		})
+	f.analysis.bind(fs)
+	f.async.bind(fs)
+	f.exposure.bind(fs)
+	f.externalAuth.bind(fs)
 }
 
-// The AgentRuntime controller.
-func setupAgentRuntime(mgr ctrl.Manager) error {
+// applyImages sets the agent pod's images.
+func (f agentRuntimeFlags) applyImages(o *agentruntime.Options) {
+	o.FrameworkImages = f.frameworkImages
+	o.BuiltinRuntimeImage = f.runtimeImage
+	o.FacadeImage = f.facadeImage
+	o.PolicyBrokerImage = f.policyBrokerImage
+}
+
+// The AgentRuntime controller: its options are the operator's shared
+// objects and what each flag group sets, the first group whose flags do
+// not hold stopping the operator.
+func setupAgentRuntime(mgr ctrl.Manager, op *operator) error {
+	f := op.flags
 	opts := agentruntime.Options{
-		FrameworkImages:         frameworkImages,
-		BuiltinRuntimeImage:     *runtimeImage,
-		FacadeImage:             *facadeImage,
-		PolicyBrokerImage:       *policyBrokerImage,
-		License:                 licenseStore,
-		MaxConcurrentReconciles: *agentRuntimeWorkers,
-		Policies:                controllerPolicies,
+		License:                 op.license,
+		MaxConcurrentReconciles: f.workers.agentRuntime,
+		Policies:                op.policies,
 	}
-	for _, set := range agentRuntimeOptions {
-		if err := set(&opts); err != nil {
+	f.agentRuntime.applyImages(&opts)
+	f.agentRuntime.analysis.apply(&opts, op.probeRunner)
+	if err := f.agentRuntime.async.apply(&opts, f.redisTenant.credentials); err != nil {
+		return err
+	}
+	for _, apply := range []func(*agentruntime.Options) error{
+		f.agentRuntime.exposure.apply,
+		f.agentRuntime.externalAuth.apply,
+		f.platform.apply,
+		f.podSecurity.apply,
+	} {
+		if err := apply(&opts); err != nil {
 			return err
 		}
 	}

@@ -9,40 +9,44 @@ import (
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 )
 
-// The platform's default-exposure Gateway (Helm defaultExposure;
-// agentruntime.md § facades[].expose): without it expose.enabled does
-// nothing.
-var (
-	defaultExposureGateway = flag.String("default-exposure-gateway", "",
-		"<namespace>/<name>[/<sectionName>]: the Gateway every exposed facade's HTTPRoute attaches to (Helm defaultExposure); "+
-			"empty: expose.enabled does nothing")
-	exposureBaseDomain = flag.String("exposure-base-domain", "",
-		"the domain default exposure hosts are under: <agent>.<namespace>.<domain>, <agent>-<type>.<namespace>.<domain>; "+
-			"required with --default-exposure-gateway")
-)
-
-func init() {
-	agentRuntimeOptions = append(agentRuntimeOptions, func(o *agentruntime.Options) error {
-		exp, err := exposureOptions(*defaultExposureGateway, *exposureBaseDomain)
-		if err != nil {
-			return err
-		}
-		o.Exposure = exp
-		return nil
-	})
+// exposureFlags are the platform's default-exposure Gateway (Helm
+// defaultExposure; agentruntime.md § facades[].expose): without it
+// expose.enabled does nothing.
+type exposureFlags struct {
+	gateway    string
+	baseDomain string
 }
 
-// exposureBaseDomainFact is the base domain the host rules judge with
+func (f *exposureFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.gateway, "default-exposure-gateway", "",
+		"<namespace>/<name>[/<sectionName>]: the Gateway every exposed facade's HTTPRoute attaches to (Helm defaultExposure); "+
+			"empty: expose.enabled does nothing")
+	fs.StringVar(&f.baseDomain, "exposure-base-domain", "",
+		"the domain default exposure hosts are under: <agent>.<namespace>.<domain>, <agent>-<type>.<namespace>.<domain>; "+
+			"required with --default-exposure-gateway")
+}
+
+// apply sets the AgentRuntime controller's exposure options.
+func (f exposureFlags) apply(o *agentruntime.Options) error {
+	exp, err := exposureOptions(f.gateway, f.baseDomain)
+	if err != nil {
+		return err
+	}
+	o.Exposure = exp
+	return nil
+}
+
+// baseDomainFact is the base domain the host rules judge with
 // (rules.Facts.ExposureBaseDomain) wherever the operator evaluates them —
 // the webhook, the reconciler, the deploy API: --exposure-base-domain while
 // a Gateway is configured, else "" (exposure off: no route is made, and no
 // host is judged against a namespace's domain). exposureOptions refuses a
 // domain without a Gateway at startup.
-func exposureBaseDomainFact() string {
-	if *defaultExposureGateway == "" {
+func (f exposureFlags) baseDomainFact() string {
+	if f.gateway == "" {
 		return ""
 	}
-	return *exposureBaseDomain
+	return f.baseDomain
 }
 
 // exposureOptions checks and converts the two flags.

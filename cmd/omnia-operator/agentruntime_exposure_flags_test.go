@@ -41,14 +41,12 @@ func TestExposureOptions(t *testing.T) {
 // only while a Gateway is configured (exposure on); without one no route
 // is made and no host is judged against a namespace's domain.
 func TestExposureBaseDomainFact(t *testing.T) {
-	gw, domain := *defaultExposureGateway, *exposureBaseDomain
-	t.Cleanup(func() { *defaultExposureGateway, *exposureBaseDomain = gw, domain })
-	*defaultExposureGateway, *exposureBaseDomain = "edge/public", "example.com"
-	if got := exposureBaseDomainFact(); got != "example.com" {
+	f, _ := parseFlags(t, "--default-exposure-gateway", "edge/public", "--exposure-base-domain", "example.com")
+	if got := f.agentRuntime.exposure.baseDomainFact(); got != "example.com" {
 		t.Errorf("with a Gateway: %q, want example.com", got)
 	}
-	*defaultExposureGateway = ""
-	if got := exposureBaseDomainFact(); got != "" {
+	f, _ = parseFlags(t, "--exposure-base-domain", "example.com")
+	if got := f.agentRuntime.exposure.baseDomainFact(); got != "" {
 		t.Errorf("without a Gateway: %q, want empty", got)
 	}
 }

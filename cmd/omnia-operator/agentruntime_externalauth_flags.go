@@ -4,43 +4,46 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/reconcile/oidcfetch"
 )
 
-// Flags of the AgentRuntime controller's external-auth group: the OIDC
-// issuer fetches that mirror each agent's JWKS (agentruntime.md §
+// externalAuthFlags are the AgentRuntime controller's external-auth group:
+// the OIDC issuer fetches that mirror each agent's JWKS (agentruntime.md §
 // externalAuth).
-var (
-	oidcCAFile = flag.String("oidc-ca-file", "",
-		"PEM file of extra certificate authorities, appended to the system roots, that verify OIDC issuers' certificates (externalAuth.oidc); empty: the system roots only")
-	oidcFetchTimeout = flag.Duration("oidc-fetch-timeout", oidcfetch.DefaultTimeout,
-		"cut one OIDC JWKS fetch (discovery document and JWKS) at this duration")
-	oidcJWKSRefresh = flag.Duration("oidc-jwks-refresh", agentruntime.DefaultJWKSRefresh,
-		"how often a mirrored OIDC JWKS is fetched again")
-)
-
-func init() {
-	agentRuntimeOptions = append(agentRuntimeOptions, externalAuthOptions)
+type externalAuthFlags struct {
+	oidcCAFile       string
+	oidcFetchTimeout time.Duration
+	oidcJWKSRefresh  time.Duration
 }
 
-// externalAuthOptions sets the external-auth group's options from the flags.
-func externalAuthOptions(o *agentruntime.Options) error {
-	fo := oidcfetch.Options{Timeout: *oidcFetchTimeout}
-	if *oidcCAFile != "" {
-		pem, err := os.ReadFile(*oidcCAFile)
+func (f *externalAuthFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.oidcCAFile, "oidc-ca-file", "",
+		"PEM file of extra certificate authorities, appended to the system roots, that verify OIDC issuers' certificates (externalAuth.oidc); empty: the system roots only")
+	fs.DurationVar(&f.oidcFetchTimeout, "oidc-fetch-timeout", oidcfetch.DefaultTimeout,
+		"cut one OIDC JWKS fetch (discovery document and JWKS) at this duration")
+	fs.DurationVar(&f.oidcJWKSRefresh, "oidc-jwks-refresh", agentruntime.DefaultJWKSRefresh,
+		"how often a mirrored OIDC JWKS is fetched again")
+}
+
+// apply sets the external-auth group's options from the flags.
+func (f externalAuthFlags) apply(o *agentruntime.Options) error {
+	fo := oidcfetch.Options{Timeout: f.oidcFetchTimeout}
+	if f.oidcCAFile != "" {
+		pem, err := os.ReadFile(f.oidcCAFile)
 		if err != nil {
 			return fmt.Errorf("--oidc-ca-file: %w", err)
 		}
 		if fo.RootCAs, err = oidcfetch.RootsWith(pem); err != nil {
-			return fmt.Errorf("--oidc-ca-file %s: %w", *oidcCAFile, err)
+			return fmt.Errorf("--oidc-ca-file %s: %w", f.oidcCAFile, err)
 		}
 	}
-	if *oidcJWKSRefresh <= 0 {
-		return fmt.Errorf("--oidc-jwks-refresh must be positive, got %s", *oidcJWKSRefresh)
+	if f.oidcJWKSRefresh <= 0 {
+		return fmt.Errorf("--oidc-jwks-refresh must be positive, got %s", f.oidcJWKSRefresh)
 	}
 	o.ExternalAuth.Fetcher = oidcfetch.New(fo)
-	o.ExternalAuth.RefreshInterval = *oidcJWKSRefresh
+	o.ExternalAuth.RefreshInterval = f.oidcJWKSRefresh
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/pem"
-	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,19 +24,9 @@ func TestExternalAuthFlags(t *testing.T) {
 	if err := os.WriteFile(notPEM, []byte("nope"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	set := func(kv ...string) {
-		t.Helper()
-		for i := 0; i < len(kv); i += 2 {
-			if err := flag.CommandLine.Set(kv[i], kv[i+1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	t.Cleanup(func() { set("oidc-ca-file", "", "oidc-jwks-refresh", "6h", "oidc-fetch-timeout", "10s") })
-
 	var o agentruntime.Options
-	set("oidc-ca-file", ca, "oidc-jwks-refresh", "1h")
-	if err := externalAuthOptions(&o); err != nil || o.ExternalAuth.Fetcher == nil || o.ExternalAuth.RefreshInterval != time.Hour {
+	f, _ := parseFlags(t, "--oidc-ca-file", ca, "--oidc-jwks-refresh", "1h")
+	if err := f.agentRuntime.externalAuth.apply(&o); err != nil || o.ExternalAuth.Fetcher == nil || o.ExternalAuth.RefreshInterval != time.Hour {
 		t.Fatalf("options = %+v, %v", o.ExternalAuth, err)
 	}
 	for _, tc := range []struct{ flag, value, want string }{
@@ -45,9 +34,8 @@ func TestExternalAuthFlags(t *testing.T) {
 		{"oidc-ca-file", notPEM, "--oidc-ca-file"},
 		{"oidc-jwks-refresh", "0s", "--oidc-jwks-refresh"},
 	} {
-		set("oidc-ca-file", "", "oidc-jwks-refresh", "6h")
-		set(tc.flag, tc.value)
-		if err := externalAuthOptions(&agentruntime.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		f, _ := parseFlags(t, "--"+tc.flag, tc.value)
+		if err := f.agentRuntime.externalAuth.apply(&agentruntime.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--%s=%s: error %v, want one naming %s", tc.flag, tc.value, err, tc.want)
 		}
 	}

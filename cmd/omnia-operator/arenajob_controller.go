@@ -9,11 +9,11 @@ import (
 // The ArenaJob controller, under --arena: it creates a job's ArenaRuns (once,
 // or on every cron tick), applies the concurrency policy, prunes the run
 // history and writes the job's scheduling status (on the real clock).
-func setupArenaJob(mgr ctrl.Manager) error {
-	if !*arenaEnabled {
+func setupArenaJob(mgr ctrl.Manager, op *operator) error {
+	if !op.flags.arena.enabled {
 		return nil
 	}
-	c := arenaConfig()
-	c.Policies = controllerPolicies
+	c := op.arenaConfig()
+	c.Policies = op.policies
 	return arenasetup.SetupJob(mgr, c)
 }

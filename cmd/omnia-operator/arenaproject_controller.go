@@ -10,14 +10,14 @@ import (
 // project's repository (hosted under --workspace-content-path, or an
 // external https URL) and sets Ready, status.defaultBranch and
 // status.headCommit, so ArenaRuns can wait for it and pin their commit.
-func setupArenaProject(mgr ctrl.Manager) error {
-	if !*arenaEnabled {
+func setupArenaProject(mgr ctrl.Manager, op *operator) error {
+	if !op.flags.arena.enabled {
 		ctrl.Log.WithName("arena").V(1).Info("ArenaProject controller not started: --arena is off")
 		return nil
 	}
-	c := arenaConfig()
+	c := op.arenaConfig()
 	var err error
-	if c.Fetcher, err = arenaFetcher(mgr); err != nil {
+	if c.Fetcher, err = op.arenaFetcher(mgr); err != nil {
 		return err
 	}
 	return arenasetup.SetupProject(mgr, c)

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"time"
 
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,24 +12,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/altairalabs/omnia/reconcile/audit"
-	"github.com/altairalabs/omnia/rules"
 )
 
-// The background audit's flags.
-var (
-	auditInterval = flag.Duration("audit-interval", audit.DefaultInterval,
+// auditFlags are the background audit's flags.
+type auditFlags struct {
+	interval   time.Duration
+	maxObjects int
+}
+
+func (f *auditFlags) bind(fs *flag.FlagSet) {
+	fs.DurationVar(&f.interval, "audit-interval", audit.DefaultInterval,
 		"how often the background audit judges every Omnia object with the catalog in force and writes OpenReports "+
 			"(one Report per namespace, one ClusterReport, all named omnia-audit); it also runs on policy changes. 0 disables the audit")
-	auditMaxObjects = flag.Int("audit-max-objects", audit.DefaultMaxObjects,
+	fs.IntVar(&f.maxObjects, "audit-max-objects", audit.DefaultMaxObjects,
 		"objects one audit judges at most; beyond it the audit stops, logs and writes no report (omnia_audit_runs_total{outcome=\"too_many_objects\"})")
-)
+}
 
 // setupAudit adds the background audit to the manager (it runs on the
-// leader). catalog is the catalog in force and changes the channel of its
-// next change (policies.Store.Catalog and Changes); nil changes means the
-// catalog never changes. --audit-interval=0 adds nothing.
-func setupAudit(mgr ctrl.Manager, catalog func() *rules.Catalog, changes func() <-chan struct{}) error {
-	if *auditInterval <= 0 {
+// leader). It judges with the catalog in force (op.policies) and runs
+// again shortly after any policy change. --audit-interval=0 adds nothing.
+func setupAudit(mgr ctrl.Manager, op *operator) error {
+	f := op.flags.audit
+	if f.interval <= 0 {
 		ctrl.Log.WithName("audit").Info("background audit disabled (--audit-interval=0)")
 		return nil
 	}
@@ -49,11 +54,11 @@ func setupAudit(mgr ctrl.Manager, catalog func() *rules.Catalog, changes func() 
 		Secrets:    mgr.GetAPIReader(),
 		Reports:    reportsClient,
 		Mapper:     mgr.GetRESTMapper(),
-		License:    licenseStore,
-		Catalog:    catalog,
-		Changes:    changes,
-		Interval:   *auditInterval,
-		MaxObjects: *auditMaxObjects,
+		License:    op.license,
+		Catalog:    op.policies.Catalog,
+		Changes:    op.policies.Changes,
+		Interval:   f.interval,
+		MaxObjects: f.maxObjects,
 		Metrics:    audit.NewMetrics(metrics.Registry),
 		Log:        ctrl.Log.WithName("audit"),
 	})

@@ -38,35 +38,41 @@ type deployAPIFlags struct {
 	maxBody     int64
 	maxInFlight int
 	maxLifetime time.Duration
+
+	// deployments are the deployments route's own flags.
+	deployments deploymentsFlags
 }
 
-var deployAPIOpts deployAPIFlags
-
-// deployAPIBackends wire the routes' implementations: each package that
-// answers a route (the deployments Deployer, the plan Planner) appends a
-// function from its own file's init() that sets its field of the options,
-// so wiring a route never edits this file. A route nobody sets answers 501.
-var deployAPIBackends []func(mgr ctrl.Manager, o *server.Options) error
-
-func init() {
-	flag.StringVar(&deployAPIOpts.bindAddress, "deploy-api-bind-address", "",
+func (f *deployAPIFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.bindAddress, "deploy-api-bind-address", "",
 		"address the deploy API is served on over HTTPS with the webhook's serving certificate (e.g. :9444); empty or 0 turns it off")
-	flag.StringVar(&deployAPIOpts.jwksFile, "deploy-api-jwks-file", "",
+	fs.StringVar(&f.jwksFile, "deploy-api-jwks-file", "",
 		"JWKS file (JSON Web Key Set) of the public keys the dashboard signs deploy API tokens with; re-read when it changes. With --deploy-api-bind-address, this or --deploy-api-jwks-url is required")
-	flag.StringVar(&deployAPIOpts.jwksURL, "deploy-api-jwks-url", "",
+	fs.StringVar(&f.jwksURL, "deploy-api-jwks-url", "",
 		"https URL of that JWKS instead of a file (e.g. the dashboard's): fetched on first use, again when a token names an unknown kid (at most every 30s) and every 5m; a failed fetch keeps the last keys")
-	flag.StringVar(&deployAPIOpts.jwksCAFile, "deploy-api-jwks-ca-file", "",
+	fs.StringVar(&f.jwksCAFile, "deploy-api-jwks-ca-file", "",
 		"PEM CA bundle the --deploy-api-jwks-url server's certificate must chain to (default: the system roots)")
-	flag.StringVar(&deployAPIOpts.issuer, "deploy-api-token-issuer", "",
+	fs.StringVar(&f.issuer, "deploy-api-token-issuer", "",
 		"when set, a deploy API token's iss must equal it")
-	flag.StringVar(&deployAPIOpts.endpoint, "deploy-api-advertise-url", "",
+	fs.StringVar(&f.endpoint, "deploy-api-advertise-url", "",
 		"the URL clients reach the deploy API at, reported as the deploy profile's api_endpoint (empty: api_endpoint is empty)")
-	flag.Int64Var(&deployAPIOpts.maxBody, "deploy-api-max-body-bytes", server.DefaultMaxBodyBytes,
+	fs.Int64Var(&f.maxBody, "deploy-api-max-body-bytes", server.DefaultMaxBodyBytes,
 		"largest deploy API request body; a larger one answers 413")
-	flag.IntVar(&deployAPIOpts.maxInFlight, "deploy-api-max-in-flight-per-caller", server.DefaultMaxInFlightPerCaller,
+	fs.IntVar(&f.maxInFlight, "deploy-api-max-in-flight-per-caller", server.DefaultMaxInFlightPerCaller,
 		"deploy API requests one caller (token subject) may have in progress; one more answers 429 with Retry-After")
-	flag.DurationVar(&deployAPIOpts.maxLifetime, "deploy-api-max-token-lifetime", auth.DefaultMaxTokenLifetime,
+	fs.DurationVar(&f.maxLifetime, "deploy-api-max-token-lifetime", auth.DefaultMaxTokenLifetime,
 		"longest a deploy API token may live (exp − iat); a token without iat or exp, or living longer, is refused with 401")
+	f.deployments.bind(fs)
+}
+
+// deployAPIBackends wire the routes' implementations, each set up in its
+// route's file (the workspace catalog, the deployments Deployer, the plan
+// Planner): each sets its field of the options. A route nobody sets
+// answers 501.
+var deployAPIBackends = []func(mgr ctrl.Manager, op *operator, o *server.Options) error{
+	setupCatalog,
+	setupDeployer,
+	setupPlanner,
 }
 
 // enabled reports whether the deploy API is on.
@@ -75,9 +81,10 @@ func (f *deployAPIFlags) enabled() bool { return f.bindAddress != "" && f.bindAd
 // setupDeployAPI adds the deploy API's server to the manager as a runnable
 // every replica runs, with its readiness check. It is a configuration error
 // (the operator stops) to turn it on without keys: a JWKS file that loads,
-// or an https JWKS URL.
-func setupDeployAPI(mgr ctrl.Manager, cert *servingCert, watched []string) error {
-	f := deployAPIOpts
+// or an https JWKS URL. It serves cert, the webhook's certificate, and its
+// routes see only the watched namespaces (--watch-namespaces).
+func setupDeployAPI(mgr ctrl.Manager, op *operator, cert *servingCert) error {
+	f := op.flags.deployAPI
 	if !f.enabled() {
 		return nil
 	}
@@ -104,11 +111,11 @@ func setupDeployAPI(mgr ctrl.Manager, cert *servingCert, watched []string) error
 		APIEndpoint:          f.endpoint,
 		MaxBodyBytes:         f.maxBody,
 		MaxInFlightPerCaller: f.maxInFlight,
-		WatchedNamespaces:    watched,
+		WatchedNamespaces:    op.flags.servers.watched,
 		Log:                  log,
 	}
 	for _, wire := range deployAPIBackends {
-		if err := wire(mgr, &opts); err != nil {
+		if err := wire(mgr, op, &opts); err != nil {
 			return err
 		}
 	}

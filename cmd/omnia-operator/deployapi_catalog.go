@@ -31,7 +31,18 @@ type catalogFlags struct {
 	maxLifetime time.Duration
 }
 
-var catalogOpts catalogFlags
+func (f *catalogFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.jwksFile, "catalog-jwks-file", "",
+		"JWKS file of the public keys delegation tokens (the workspace catalog's, on the deploy API listener) are signed with: a key set of their own, sharing no key with --deploy-api-jwks-*; re-read when it changes. Without it or --catalog-jwks-url the catalog is not served")
+	fs.StringVar(&f.jwksURL, "catalog-jwks-url", "",
+		"https URL of that JWKS instead of a file (fetched as --deploy-api-jwks-url is)")
+	fs.StringVar(&f.jwksCAFile, "catalog-jwks-ca-file", "",
+		"PEM CA bundle the --catalog-jwks-url server's certificate must chain to (default: the system roots)")
+	fs.StringVar(&f.issuer, "catalog-token-issuer", "",
+		"when set, a delegation token's iss must equal it")
+	fs.DurationVar(&f.maxLifetime, "catalog-max-token-lifetime", auth.DefaultMaxDelegationLifetime,
+		"longest a delegation token may live (exp − iat); a token without iat or exp, or living longer, is refused with 401")
+}
 
 // The workspace catalog (docs/catalog-api.md): GET .../catalog/{overview,
 // search,get} on the deploy API's listener, answered from the manager's
@@ -39,29 +50,16 @@ var catalogOpts catalogFlags
 // URL's workspace, verified against the catalog's own keys. Without them
 // the catalog is not served.
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries;skillsources;providers;agentruntimes;promptpacks;workspaces,verbs=get;list;watch
-func init() {
-	flag.StringVar(&catalogOpts.jwksFile, "catalog-jwks-file", "",
-		"JWKS file of the public keys delegation tokens (the workspace catalog's, on the deploy API listener) are signed with: a key set of their own, sharing no key with --deploy-api-jwks-*; re-read when it changes. Without it or --catalog-jwks-url the catalog is not served")
-	flag.StringVar(&catalogOpts.jwksURL, "catalog-jwks-url", "",
-		"https URL of that JWKS instead of a file (fetched as --deploy-api-jwks-url is)")
-	flag.StringVar(&catalogOpts.jwksCAFile, "catalog-jwks-ca-file", "",
-		"PEM CA bundle the --catalog-jwks-url server's certificate must chain to (default: the system roots)")
-	flag.StringVar(&catalogOpts.issuer, "catalog-token-issuer", "",
-		"when set, a delegation token's iss must equal it")
-	flag.DurationVar(&catalogOpts.maxLifetime, "catalog-max-token-lifetime", auth.DefaultMaxDelegationLifetime,
-		"longest a delegation token may live (exp − iat); a token without iat or exp, or living longer, is refused with 401")
-	deployAPIBackends = append(deployAPIBackends, setupCatalog)
-}
 
 // setupCatalog mounts the catalog on the deploy API's listener when its
 // keys are configured. --platform-api-url without them is a configuration
 // error: agents would be handed tools no key can authorize.
-func setupCatalog(mgr ctrl.Manager, o *server.Options) error {
-	f := catalogOpts
+func setupCatalog(mgr ctrl.Manager, op *operator, o *server.Options) error {
+	f := op.flags.catalog
 	log := o.Log.WithName("catalog")
 	keys, err := jwksKeySet(jwksSource{file: f.jwksFile, url: f.jwksURL, caFile: f.jwksCAFile, flag: "--catalog-jwks"}, log)
 	if errors.Is(err, errNoJWKS) {
-		if platformAPIURL != "" {
+		if op.flags.platform.apiURL != "" {
 			return errors.New("--platform-api-url renders the catalog's tools into agents, and the catalog needs --catalog-jwks-file or --catalog-jwks-url: the keys delegation tokens are verified with (a set of their own, not the deploy API's)")
 		}
 		log.Info("the workspace catalog is not served: no --catalog-jwks-file or --catalog-jwks-url")
@@ -73,7 +71,7 @@ func setupCatalog(mgr ctrl.Manager, o *server.Options) error {
 	if f.maxLifetime <= 0 {
 		return fmt.Errorf("--catalog-max-token-lifetime (%s) must be positive", f.maxLifetime)
 	}
-	if err := separateKeySets(deployAPIOpts, f); err != nil {
+	if err := separateKeySets(op.flags.deployAPI, f); err != nil {
 		return err
 	}
 	// The catalog's kinds: their informers start with the cache, so

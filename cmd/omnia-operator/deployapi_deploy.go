@@ -34,39 +34,45 @@ import (
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=toolregistries,verbs=update;patch
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=agentruntimes/finalizers,verbs=update
 
-// pseudonymKeyFile is the file holding the key of the dev users'
-// pseudonyms (intent.Pseudonym); mounted from a Secret so it is the same
-// across restarts and replicas. Empty: unkeyed pseudonyms.
-var pseudonymKeyFile string
+// deploymentsFlags are the deployments route's flags. pseudonymKeyFile is
+// the file holding the key of the dev users' pseudonyms (intent.Pseudonym);
+// mounted from a Secret so it is the same across restarts and replicas.
+// Empty: unkeyed pseudonyms.
+type deploymentsFlags struct {
+	pseudonymKeyFile string
+}
 
-// The deployments route (POST .../deployments): deploy/intent decodes and
-// validates the intent with the catalog, deploy/apply materializes it.
-func init() {
-	flag.StringVar(&pseudonymKeyFile, "deploy-api-pseudonym-key-file", "",
+func (f *deploymentsFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.pseudonymKeyFile, "deploy-api-pseudonym-key-file", "",
 		"File holding the key of the user pseudonyms of dev project intents (HMAC-SHA256 of the token subject). "+
 			"Keep it stable: a changed key gives every user a new pseudonym and new dev agents. Empty: unkeyed SHA-256.")
-	deployAPIBackends = append(deployAPIBackends, func(mgr ctrl.Manager, o *server.Options) error {
-		schema, err := rules.DefaultSchema()
-		if err != nil {
-			return err
+}
+
+// setupDeployer sets the deployments route (POST .../deployments):
+// deploy/intent decodes and validates the intent with the catalog,
+// deploy/apply materializes it.
+func setupDeployer(mgr ctrl.Manager, op *operator, o *server.Options) error {
+	schema, err := rules.DefaultSchema()
+	if err != nil {
+		return err
+	}
+	var key []byte
+	if keyFile := op.flags.deployAPI.deployments.pseudonymKeyFile; keyFile != "" {
+		if key, err = os.ReadFile(keyFile); err != nil {
+			return fmt.Errorf("reading --deploy-api-pseudonym-key-file: %w", err)
 		}
-		var key []byte
-		if pseudonymKeyFile != "" {
-			if key, err = os.ReadFile(pseudonymKeyFile); err != nil {
-				return fmt.Errorf("reading --deploy-api-pseudonym-key-file: %w", err)
-			}
-			if len(key) == 0 {
-				return fmt.Errorf("--deploy-api-pseudonym-key-file %s is empty", pseudonymKeyFile)
-			}
+		if len(key) == 0 {
+			return fmt.Errorf("--deploy-api-pseudonym-key-file %s is empty", keyFile)
 		}
-		podSecurity, err := podSecuritySettings(*podSecurityLevel, *agentRuntimeClasses)
-		if err != nil {
-			return err
-		}
-		o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
-			schema: schema, pseudonymKey: key, podSecurity: podSecurity}
-		return nil
-	})
+	}
+	podSecurity, err := op.flags.podSecurity.settings()
+	if err != nil {
+		return err
+	}
+	o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
+		schema: schema, pseudonymKey: key, podSecurity: podSecurity,
+		license: op.license, exposureBaseDomain: op.flags.agentRuntime.exposure.baseDomainFact()}
+	return nil
 }
 
 // intentDeployer answers deploy intents.
@@ -82,6 +88,11 @@ type intentDeployer struct {
 	pseudonymKey []byte
 	// podSecurity are the operator's pod limits (podsecurity_flags.go).
 	podSecurity rules.PodSecuritySettings
+	// license is the licence in force, for the facts.
+	license rules.LicenseSource
+	// exposureBaseDomain is the host rules' base domain
+	// (exposureFlags.baseDomainFact).
+	exposureBaseDomain string
 }
 
 // Deploy is 400 for an intent that does not decode or breaks a
@@ -113,7 +124,7 @@ func (d intentDeployer) Deploy(ctx context.Context, caller auth.Caller, body []b
 // facts are the catalog's facts from the cache, with the operator's pod
 // limits (the pod rules judge a deployed agent as the webhook does).
 func (d intentDeployer) facts(ctx context.Context) rules.Facts {
-	return rules.WithPodSecuritySettings(clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), licenseStore).WithExposureBaseDomain(exposureBaseDomainFact()), d.podSecurity)
+	return rules.WithPodSecuritySettings(clusterfacts.New(ctx, d.cache, d.reader, d.mgr.GetRESTMapper(), d.license).WithExposureBaseDomain(d.exposureBaseDomain), d.podSecurity)
 }
 
 // deployProject answers a pack.project intent: the dev agent of the

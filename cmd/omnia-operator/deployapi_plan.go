@@ -17,11 +17,9 @@ import (
 // and resolves its bindings against the caller's namespace, read from the
 // manager's informer cache (deploy-intent.md: "Lookups read the operator's
 // informer cache rather than the API server").
-func init() {
-	deployAPIBackends = append(deployAPIBackends, func(mgr ctrl.Manager, o *server.Options) error {
-		o.Planner = cachedPlanner{reader: mgr.GetCache()}
-		return nil
-	})
+func setupPlanner(mgr ctrl.Manager, _ *operator, o *server.Options) error {
+	o.Planner = cachedPlanner{reader: mgr.GetCache()}
+	return nil
 }
 
 // cachedPlanner answers plans from a cache reader.

@@ -15,11 +15,6 @@ import (
 // (arena-license, key license), listed and watched by name.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch,namespace=omnia-system,resourceNames=arena-license
 
-// licenseStore is the licence in force: the webhook's facts and every
-// reconciler read it, the Secret watcher swaps it. Until the watcher has
-// read the Secret it holds the open-core licence (and /readyz waits).
-var licenseStore = licensing.NewStore()
-
 // licenseFlags configure the licence check.
 type licenseFlags struct {
 	publicKeys []string
@@ -28,41 +23,42 @@ type licenseFlags struct {
 	grace      time.Duration
 }
 
-var licenseOpts = licenseFlags{}
-
-func init() {
-	flag.Func("license-public-key",
+func (f *licenseFlags) bind(fs *flag.FlagSet) {
+	fs.Func("license-public-key",
 		"PEM file of public keys licences are verified with (PUBLIC KEY or RSA PUBLIC KEY blocks; several blocks, or the flag repeated, "+
 			"trust several keys, for rotation). No key: every licence is refused and the open-core licence applies",
 		func(s string) error {
-			licenseOpts.publicKeys = append(licenseOpts.publicKeys, s)
+			f.publicKeys = append(f.publicKeys, s)
 			return nil
 		})
-	flag.StringVar(&licenseOpts.namespace, "license-namespace", "", "namespace of the licence Secret (default: the operator's own namespace)")
-	flag.StringVar(&licenseOpts.secret, "license-secret", reload.DefaultSecretName, "name of the licence Secret (key "+reload.DefaultSecretKey+")")
-	flag.DurationVar(&licenseOpts.grace, "license-grace", licensing.DefaultGrace, "how long an expired licence still applies (with a Warning event) before the open-core licence does")
+	fs.StringVar(&f.namespace, "license-namespace", "", "namespace of the licence Secret (default: the operator's own namespace)")
+	fs.StringVar(&f.secret, "license-secret", reload.DefaultSecretName, "name of the licence Secret (key "+reload.DefaultSecretKey+")")
+	fs.DurationVar(&f.grace, "license-grace", licensing.DefaultGrace, "how long an expired licence still applies (with a Warning event) before the open-core licence does")
 }
 
-// setupLicense loads the trusted keys and adds the Secret watcher to the
-// manager, with its readiness check. A key file that does not load stops
-// the operator (a configuration error); a bad licence never does.
-func setupLicense(mgr ctrl.Manager, defaultNamespace string) error {
-	keys, err := licensing.LoadPublicKeyFiles(licenseOpts.publicKeys)
+// setupLicense loads the trusted keys and adds the Secret watcher, which
+// keeps op.license current, to the manager, with its readiness check. The
+// Secret is in --license-namespace, else in the operator's own namespace.
+// A key file that does not load stops the operator (a configuration
+// error); a bad licence never does.
+func setupLicense(mgr ctrl.Manager, op *operator) error {
+	f := op.flags.license
+	keys, err := licensing.LoadPublicKeyFiles(f.publicKeys)
 	if err != nil {
 		return err
 	}
-	if licenseOpts.grace < 0 {
-		return fmt.Errorf("--license-grace %s: must not be negative", licenseOpts.grace)
+	if f.grace < 0 {
+		return fmt.Errorf("--license-grace %s: must not be negative", f.grace)
 	}
-	ns := licenseOpts.namespace
+	ns := f.namespace
 	if ns == "" {
-		ns = defaultNamespace
+		ns = ownNamespace()
 	}
 	w, err := reload.New(mgr.GetConfig(), reload.Options{
 		Namespace:  ns,
-		SecretName: licenseOpts.secret,
-		Verifier:   licensing.NewVerifier(keys, licenseOpts.grace, nil),
-		Store:      licenseStore,
+		SecretName: f.secret,
+		Verifier:   licensing.NewVerifier(keys, f.grace, nil),
+		Store:      op.license,
 		Recorder:   mgr.GetEventRecorder("omnia-licensing"),
 		Log:        ctrl.Log.WithName("licensing"),
 	})

@@ -6,21 +6,23 @@ import (
 	"net"
 )
 
-// pprofAddr is --pprof-bind-address: where the manager serves
+// pprofFlags is --pprof-bind-address: where the manager serves
 // net/http/pprof (CPU and heap profiles of the operator, e.g. while
 // `make bench-agents` runs). Off by default. The profiles show the
 // operator's internals and the endpoint has no authentication, so it may
 // bind only a loopback address (reach it with `kubectl port-forward`).
-var pprofAddr string
+type pprofFlags struct {
+	addr string
+}
 
-func init() {
-	flag.Func("pprof-bind-address",
+func (f *pprofFlags) bind(fs *flag.FlagSet) {
+	fs.Func("pprof-bind-address",
 		"loopback address (e.g. 127.0.0.1:6060) to serve net/http/pprof on, unauthenticated; empty (the default) serves none",
 		func(s string) error {
 			if err := checkLoopback(s); err != nil {
 				return fmt.Errorf("--pprof-bind-address: %w", err)
 			}
-			pprofAddr = s
+			f.addr = s
 			return nil
 		})
 }

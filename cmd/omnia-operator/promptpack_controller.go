@@ -9,7 +9,7 @@ import (
 // The PromptPack controller: status.phase (Ready or Invalid) and conditions
 // from the source rules' findings, so an agent's PromptPackReady needs no
 // other component on a fresh cluster.
-func setupPromptPack(mgr ctrl.Manager) error {
-	return promptpack.SetupWithManager(mgr, promptpack.Options{License: licenseStore, MaxConcurrentReconciles: *promptPackWorkers,
-		Policies: controllerPolicies})
+func setupPromptPack(mgr ctrl.Manager, op *operator) error {
+	return promptpack.SetupWithManager(mgr, promptpack.Options{License: op.license, MaxConcurrentReconciles: op.flags.workers.promptPack,
+		Policies: op.policies})
 }

@@ -8,6 +8,6 @@ import (
 
 // The PromptPackSource controller: a dev project's source materializes its
 // live PromptPack, owns it and copies its dev labels to it.
-func setupPromptPackSource(mgr ctrl.Manager) error {
+func setupPromptPackSource(mgr ctrl.Manager, _ *operator) error {
 	return promptpacksource.SetupWithManager(mgr, promptpacksource.Options{})
 }

@@ -47,6 +47,8 @@ type serverFlags struct {
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
 
+	pprof pprofFlags
+
 	// watched are the namespaces of --watch-namespaces, set after parsing
 	// (nil: every namespace).
 	watched []string
@@ -65,6 +67,7 @@ func (f *serverFlags) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&f.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a non-leader waits after the last renewal before taking the Lease over")
 	fs.DurationVar(&f.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "how long the leader keeps retrying to renew before it gives up leadership")
 	fs.DurationVar(&f.retryPeriod, "leader-elect-retry-period", 2*time.Second, "how often candidates try to acquire or renew the Lease")
+	f.pprof.bind(fs)
 }
 
 // tlsOpts returns the TLS options shared by the webhook and metrics servers.
@@ -102,7 +105,7 @@ func (f *serverFlags) managerOptions(scheme *runtime.Scheme, cert *servingCert) 
 			TLSOpts:        tlsOpts,
 		},
 		HealthProbeBindAddress:  f.probeAddr,
-		PprofBindAddress:        pprofAddr,
+		PprofBindAddress:        f.pprof.addr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: f.leaderElectNS,

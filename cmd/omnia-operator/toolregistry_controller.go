@@ -9,10 +9,10 @@ import (
 // The ToolRegistry controller: status, conditions and phase from rule
 // findings, TCP reachability probes (on the shared prober) when spec.probe
 // is on, and the ToolPolicies selecting each registry.
-func setupToolRegistry(mgr ctrl.Manager) error {
-	probes, err := probeRunner(mgr)
+func setupToolRegistry(mgr ctrl.Manager, op *operator) error {
+	probes, err := op.probeRunner(mgr)
 	if err != nil {
 		return err
 	}
-	return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, License: licenseStore, Policies: controllerPolicies})
+	return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, License: op.license, Policies: op.policies})
 }

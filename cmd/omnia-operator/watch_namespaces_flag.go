@@ -10,15 +10,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
-// watchNamespaces is the namespace-scoped install (docs/install.md §
-// Namespace-scoped install): the operator caches, reconciles and validates
-// only the namespaces listed, so it needs Secret, Deployment and Role
-// rights in those namespaces alone (config/namespaced binds them there)
-// and cluster-wide only the reads of cluster-scoped kinds. Empty: every
-// namespace, with the ClusterRole of config/rbac.
-var watchNamespaces = flag.String("watch-namespaces", "",
-	"comma-separated namespaces the operator caches, reconciles and validates (its own namespace is always added); "+
-		"empty: every namespace. With a list, bind config/namespaced's roles in each of them instead of config/rbac's ClusterRole")
+// watchFlags is --watch-namespaces, the namespace-scoped install
+// (docs/install.md § Namespace-scoped install): the operator caches,
+// reconciles and validates only the namespaces listed, so it needs Secret,
+// Deployment and Role rights in those namespaces alone (config/namespaced
+// binds them there) and cluster-wide only the reads of cluster-scoped
+// kinds. Empty: every namespace, with the ClusterRole of config/rbac.
+type watchFlags struct {
+	namespaces string
+}
+
+func (f *watchFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.namespaces, "watch-namespaces", "",
+		"comma-separated namespaces the operator caches, reconciles and validates (its own namespace is always added); "+
+			"empty: every namespace. With a list, bind config/namespaced's roles in each of them instead of config/rbac's ClusterRole")
+}
 
 // maxWatchNamespaces bounds the list: each namespace is a set of informers.
 const maxWatchNamespaces = 64
