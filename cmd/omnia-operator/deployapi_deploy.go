@@ -17,6 +17,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/server"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // What the deployments route writes, as the operator, in the caller's
@@ -46,7 +47,7 @@ func init() {
 		"File holding the key of the user pseudonyms of dev project intents (HMAC-SHA256 of the token subject). "+
 			"Keep it stable: a changed key gives every user a new pseudonym and new dev agents. Empty: unkeyed SHA-256.")
 	deployAPIBackends = append(deployAPIBackends, func(mgr ctrl.Manager, o *server.Options) error {
-		schema, err := rules.DefaultSchema()
+		sv, err := schema.Default()
 		if err != nil {
 			return err
 		}
@@ -64,7 +65,7 @@ func init() {
 			return err
 		}
 		o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
-			schema: schema, pseudonymKey: key, podSecurity: podSecurity}
+			schema: sv, pseudonymKey: key, podSecurity: podSecurity}
 		return nil
 	})
 }
@@ -77,7 +78,7 @@ type intentDeployer struct {
 	// cache answers the catalog's facts, as for the webhook.
 	cache  client.Reader
 	mgr    ctrl.Manager
-	schema *rules.SchemaValidator
+	schema *schema.Validator
 	// pseudonymKey keys the dev users' pseudonyms (nil: unkeyed).
 	pseudonymKey []byte
 	// podSecurity are the operator's pod limits (podsecurity_flags.go).

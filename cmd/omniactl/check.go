@@ -22,6 +22,7 @@ import (
 	"github.com/altairalabs/omnia/config/crd"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // checkConfig says how check evaluates.
@@ -202,11 +203,11 @@ const (
 func check(ctx context.Context, paths []string, stdin io.Reader, cfg checkConfig) (*report, error) {
 	// Build the validators while the input is read and parsed.
 	var (
-		sv     *rules.SchemaValidator
+		sv     *schema.Validator
 		svErr  error
 		svDone = make(chan struct{})
 	)
-	go func() { sv, svErr = rules.DefaultSchema(); close(svDone) }()
+	go func() { sv, svErr = schema.Default(); close(svDone) }()
 
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -405,7 +406,7 @@ func metaNames(obj map[string]any) (namespace, name string) {
 // evaluate collects the facts (in input order: a later document replaces an
 // earlier one of the same name) and runs rules.Full on every Omnia document,
 // on workers.
-func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
+func evaluate(ctx context.Context, sv *schema.Validator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
 	facts.SetLicense(cfg.License)
 	facts.SetExposureBaseDomain(cfg.ExposureBaseDomain)
