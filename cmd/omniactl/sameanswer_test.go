@@ -264,7 +264,7 @@ func TestSameAnswer(t *testing.T) {
 	dir := t.TempDir()
 	withNamespace := func(t *testing.T, obj map[string]any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
-		if u.GetNamespace() == "" && !crdKinds()[u.GetKind()].cluster {
+		if namespaced, known := schema.Namespaced(u.GetKind()); u.GetNamespace() == "" && (namespaced || !known) {
 			u.SetNamespace("default")
 		}
 		if ns := u.GetNamespace(); ns != "" && !namespaces[ns] {
