@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // BenchmarkHandler measures the webhook end to end on a real AdmissionReview
@@ -24,7 +24,7 @@ import (
 //	go test -run '^$' -bench . -benchmem -count 6 ./rules/ ./admission/ | tee /tmp/bench.txt
 //	go tool benchstat /tmp/bench.txt
 func BenchmarkHandler(b *testing.B) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func BenchmarkHandler(b *testing.B) {
 		if err := utiljson.Unmarshal(ex.json, &m); err != nil {
 			b.Fatal(err)
 		}
-		res, err := sv.Validate(context.Background(), m, nil)
+		res, err := sv.ValidateCreate(context.Background(), m)
 		if err != nil {
 			b.Fatal(err)
 		}

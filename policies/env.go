@@ -20,7 +20,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/config/crd"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // Env is what compilation needs once per process: the Omnia kinds'
@@ -160,7 +160,7 @@ func newKindEnv(base *environment.EnvSet, namespaceType *apiservercel.DeclType, 
 		kind:       kind,
 		apiVersion: c.Spec.Group + "/" + v.Name,
 		structural: s,
-		values:     rules.CELValueSchema(s),
+		values:     schema.CELValueSchema(s),
 		declType:   declType,
 		env:        envSet.NewExpressionsEnv(),
 	}, nil

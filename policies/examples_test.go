@@ -13,6 +13,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/policies"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // The worked examples of docs/policies.md are tested here, read from the
@@ -101,13 +102,13 @@ func readDocExamples(t *testing.T, path string) []*docExample {
 
 // defaulted reads a manifest and returns it as the API server stores it
 // (schema defaults applied), failing on any schema finding.
-func defaulted(t *testing.T, sv *rules.SchemaValidator, doc string) map[string]any {
+func defaulted(t *testing.T, sv *schema.Validator, doc string) map[string]any {
 	t.Helper()
 	var obj map[string]any
 	if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 		t.Fatalf("parsing %q: %v", doc, err)
 	}
-	res, err := sv.Validate(context.Background(), obj, nil)
+	res, err := rules.ValidateSchema(context.Background(), sv, obj, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestDocsWorkedExamples(t *testing.T) {
 	if len(examples) < 3 {
 		t.Fatalf("docs/policies.md has %d worked examples, want at least 3", len(examples))
 	}
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

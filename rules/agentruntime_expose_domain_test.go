@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // exposeTestFacts are the agent tests' base facts plus the operator's
@@ -158,7 +159,7 @@ func TestAgentRuntimeExposeHostRulesAtAdmission(t *testing.T) {
 		t.Errorf("with the webhook's cluster facts: %v, want %v", got, want)
 	}
 	// rules.FullUpdate (omniactl check, the deploy API) gives the same.
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // AgentRuntimeProviderRole returns a provider role with the schema default
@@ -57,14 +58,14 @@ const agentRuntimeProvidersPath = "spec.providers"
 // name is reported on the later entry's name (the earlier one is kept), and
 // only against earlier entries whose name is itself valid. An entry without
 // findings is well-formed.
-func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entries []v1alpha1.AgentRuntimeProvider) ([][]Finding, error) {
+func AgentRuntimeProviderBindings(ctx context.Context, sv *schema.Validator, entries []v1alpha1.AgentRuntimeProvider) ([][]Finding, error) {
 	out := make([][]Finding, len(entries))
 	all := make([]any, len(entries))
 	for i, e := range entries {
 		all[i] = agentRuntimeBindingEntry(e)
 	}
 	// The common case first: the whole list at once, judged clean.
-	res, err := sv.Validate(ctx, agentRuntimeBindingHolder(all), nil)
+	res, err := ValidateSchema(ctx, sv, agentRuntimeBindingHolder(all), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func AgentRuntimeProviderBindings(ctx context.Context, sv *SchemaValidator, entr
 	var kept []any
 	for i, e := range entries {
 		list := append(append(make([]any, 0, len(kept)+1), kept...), all[i])
-		res, err := sv.Validate(ctx, agentRuntimeBindingHolder(list), nil)
+		res, err := ValidateSchema(ctx, sv, agentRuntimeBindingHolder(list), nil)
 		if err != nil {
 			return nil, err
 		}

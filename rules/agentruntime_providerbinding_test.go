@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 func TestAgentRuntimeProviderRoleMismatch(t *testing.T) {
@@ -36,7 +37,7 @@ func TestAgentRuntimeProviderRoleMismatch(t *testing.T) {
 }
 
 func TestAgentRuntimeProviderBindings(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

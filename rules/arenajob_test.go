@@ -13,6 +13,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 func arenaJobInt32(v int32) *int32 { return &v }
@@ -332,7 +333,7 @@ func TestArenaJobRuleMetadata(t *testing.T) {
 }
 
 // arenaJobSchema compiles just the ArenaJob and ArenaRun CRDs.
-func arenaJobSchema(t *testing.T) *SchemaValidator {
+func arenaJobSchema(t *testing.T) *schema.Validator {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for _, f := range []string{"omnia.altairalabs.ai_arenajobs.yaml", "omnia.altairalabs.ai_arenaruns.yaml"} {
@@ -342,7 +343,7 @@ func arenaJobSchema(t *testing.T) *SchemaValidator {
 		}
 		fsys[f] = &fstest.MapFile{Data: data}
 	}
-	sv, err := NewSchemaValidator(fsys)
+	sv, err := schema.New(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +397,7 @@ func TestArenaJobSchemaEnforced(t *testing.T) {
 			}
 			u := toUnstructured(t, obj)
 			tc.mutate(u)
-			res, err := sv.Validate(context.Background(), u, nil)
+			res, err := ValidateSchema(context.Background(), sv, u, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -432,7 +433,7 @@ func arenaJobSpecMap(u map[string]any) map[string]any {
 // as an unknown field) with its own message and not also as a generic
 // unknown field; a job without it has no such finding.
 func TestArenaJobPrunedBudgetLimit(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // Benchmarks on the spec's complete examples (config/samples),
@@ -33,7 +34,7 @@ type benchExample struct {
 
 func benchExamples(b *testing.B) []benchExample {
 	b.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func benchExamples(b *testing.B) []benchExample {
 		if err := utiljson.Unmarshal(j, &m); err != nil {
 			b.Fatal(err)
 		}
-		res, err := sv.Validate(context.Background(), m, nil)
+		res, err := rules.ValidateSchema(context.Background(), sv, m, nil)
 		if err != nil {
 			b.Fatalf("%s: %v", file, err)
 		}
@@ -94,7 +95,7 @@ func BenchmarkAdmissionRules(b *testing.B) {
 // then every Go rule of every stage with the facts omniactl would have for
 // a lone file (none). The validators are built once, outside the loop.
 func BenchmarkFull(b *testing.B) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,11 +127,11 @@ func BenchmarkAdmissionRulesFunctionAgent(b *testing.B) {
 	if err := utiljson.Unmarshal([]byte(doc), &m); err != nil {
 		b.Fatal(err)
 	}
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := sv.Validate(context.Background(), m, nil)
+	res, err := rules.ValidateSchema(context.Background(), sv, m, nil)
 	if err != nil || len(res.Findings) > 0 {
 		b.Fatalf("function agent: %v %v", err, res.Findings)
 	}

@@ -109,7 +109,7 @@ func (o Options) wantRule(r *Rule) bool {
 }
 
 // Evaluate runs the Go rules that apply to in.Object's kind and returns their
-// findings. Schema rules are evaluated by SchemaValidator.
+// findings. Schema rules are evaluated by ValidateSchema (package schema).
 func (c *Catalog) Evaluate(kind string, in Input, opts Options) []Finding {
 	if in.Facts == nil {
 		in.Facts = NoFacts{}

@@ -31,14 +31,3 @@ func Typed(obj map[string]any) (runtime.Object, error) {
 	}
 	return typed, nil
 }
-
-// Kinds lists the Omnia kinds the scheme serves.
-func Kinds() []string {
-	var out []string
-	for gvk := range scheme.AllKnownTypes() {
-		if gvk.GroupVersion() == v1alpha1.GroupVersion && len(gvk.Kind) > 4 && gvk.Kind[len(gvk.Kind)-4:] != "List" {
-			out = append(out, gvk.Kind)
-		}
-	}
-	return out
-}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // Full evaluates one manifest as every path would: the schema rules exactly
@@ -15,8 +16,8 @@ import (
 // CEL), then the Go rules of the requested stages on the defaulted typed
 // object. It is what omniactl check and the deploy API call. old is nil on
 // create.
-func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
-	res, err := sv.Validate(ctx, obj, old)
+func Full(ctx context.Context, sv *schema.Validator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
+	res, err := ValidateSchema(ctx, sv, obj, old)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func Full(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[s
 	if old != nil {
 		// The stored object went through the same defaulting; an old object
 		// that no longer decodes is treated as a create.
-		if oldRes, err := sv.Validate(ctx, old, nil); err == nil {
+		if oldRes, err := ValidateSchema(ctx, sv, old, nil); err == nil {
 			if typedOld, err := Typed(oldRes.Object); err == nil {
 				in.Old = typedOld
 			}
@@ -74,14 +75,14 @@ func (r *Rule) findingAt(path, msg string, opts Options) Finding {
 // create with the default catalog. Every reconciler that reports schema
 // findings in its conditions calls it, so they judge exactly as omniactl and
 // the webhook do.
-func FullStored(ctx context.Context, sv *SchemaValidator, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
+func FullStored(ctx context.Context, sv *schema.Validator, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
 	return FullStoredIn(ctx, sv, Default, kind, obj, facts)
 }
 
 // FullStoredIn is FullStored with the given catalog: the built-in rules and
 // the policy rules in force (policies.Store.Catalog), as the reconcilers and
 // the background audit judge a stored object.
-func FullStoredIn(ctx context.Context, sv *SchemaValidator, cat *Catalog, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
+func FullStoredIn(ctx context.Context, sv *schema.Validator, cat *Catalog, kind string, obj runtime.Object, facts Facts) ([]Finding, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // FullUpdate is Full for an update from old to obj with the update ratchet
@@ -19,7 +21,7 @@ import (
 // would admit what the API server refuses. So are removed fields reported by their
 // retired-field rules (Go rules, but strict decoding refuses them on every
 // request).
-func FullUpdate(ctx context.Context, sv *SchemaValidator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
+func FullUpdate(ctx context.Context, sv *schema.Validator, cat *Catalog, obj, old map[string]any, facts Facts, opts Options) ([]Finding, error) {
 	findings, err := Full(ctx, sv, cat, obj, old, facts, opts)
 	if err != nil || old == nil {
 		return findings, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // everythingFacts answers yes to every cluster question, so the reconcile
@@ -65,13 +66,6 @@ func (everythingFacts) ConfigMapValue(string, string, string) ([]byte, bool, boo
 	return []byte(`{"id": 1}`), true, true
 }
 
-// fuzzKinds are the Omnia kinds, in a stable order.
-func fuzzKinds() []string {
-	kinds := rules.Kinds()
-	slices.Sort(kinds)
-	return kinds
-}
-
 // specExamples reads the spec's complete examples, keyed by file.
 func specExamples(tb testing.TB) map[string][]byte {
 	tb.Helper()
@@ -98,11 +92,11 @@ func specExamples(tb testing.TB) map[string][]byte {
 // may). None of them may panic or run for seconds; Full may only fail with
 // an error on input the schema cannot describe.
 func FuzzEvaluate(f *testing.F) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		f.Fatal(err)
 	}
-	kinds := fuzzKinds()
+	kinds := schema.Kinds() // sorted: the fuzzer's kind byte indexes them
 	for _, data := range specExamples(f) {
 		var meta struct{ Kind string }
 		if err := yaml.Unmarshal(data, &meta); err != nil {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // providerTestFacts answers Secret lookups from a map keyed "namespace/name".
@@ -233,13 +234,13 @@ func TestProviderRuleMetadata(t *testing.T) {
 // condition reports it (a model-less Provider that predates the CEL rule
 // reports ModelValid=False, ModelMissing).
 func TestProviderSchemaFindingCarriesCondition(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := providerBase()
 	p.Spec.Model = ""
-	res, err := sv.Validate(context.Background(), toUnstructured(t, p), nil)
+	res, err := ValidateSchema(context.Background(), sv, toUnstructured(t, p), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

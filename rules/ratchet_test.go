@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 const (
@@ -257,7 +258,7 @@ func TestUpdateNeverRefused(t *testing.T) {
 // rules' findings are ratcheted, schema findings follow the API server's own
 // CRD validation ratcheting (a value the update leaves alone is not judged).
 func TestFullUpdate(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,11 @@
 // network. Cluster state comes in through Facts.
 //
 // Rules come from two sources. Schema rules are markers on the API types; the
-// API server enforces them and this package evaluates the same generated CRDs
-// offline with the API server's own validators (schema.go). Go rules are the
-// checks only a webhook or a controller can make (one file per kind).
+// API server enforces them, package rules/schema evaluates the same
+// generated CRDs offline with the API server's own validators, and this
+// package names each error it reports as a finding with a rule ID
+// (schemafindings.go). Go rules are the checks only a webhook or a
+// controller can make (one file per kind).
 package rules
 
 import (

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // ruleWant is one expected finding: its rule ID and field path.
@@ -36,9 +38,9 @@ type ruleTable[T runtime.Object] struct {
 
 func (rt ruleTable[T]) run(t *testing.T, cases []ruleCase[T]) {
 	t.Helper()
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
-		t.Fatalf("DefaultSchema: %v", err)
+		t.Fatalf("schema.Default: %v", err)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +77,7 @@ func (rt ruleTable[T]) run(t *testing.T, cases []ruleCase[T]) {
 				t.Errorf("findings = %v, want %v", got, want)
 			}
 
-			res, err := sv.Validate(context.Background(), toUnstructured(t, obj), oldU)
+			res, err := ValidateSchema(context.Background(), sv, toUnstructured(t, obj), oldU)
 			if err != nil {
 				t.Fatalf("schema: %v", err)
 			}

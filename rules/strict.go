@@ -23,7 +23,7 @@ func UnknownFieldMessage(path string) string {
 // kind. A removed field owned by a retired-field rule (Rule.PrunedFields,
 // e.g. arenajob/loadtest-budgetlimit-removed) is reported by that rule alone,
 // with its message; any other is a deny finding with the generic ID. It maps
-// both what SchemaValidator.Validate reports and the paths of an API
+// both what ValidateSchema reports and the paths of an API
 // server's strict decoding error, so every path names the same rule.
 func (c *Catalog) UnknownField(kind, path string, opts Options) Finding {
 	if r, ok := c.pruned[path]; ok {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // strictCase is one manifest (and, on update, the stored object) and the
@@ -163,7 +165,7 @@ func TestStrictMetadata(t *testing.T) {
 
 func runStrictCases(t *testing.T, cases []strictCase) {
 	t.Helper()
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func runStrictCases(t *testing.T, cases []strictCase) {
 // already had — including a removed field reported by its (Go)
 // retired-field rule — and an update without it is admitted.
 func TestStrictFindingsAreNotRatcheted(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

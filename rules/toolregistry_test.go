@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 func toolRegistryBool(v bool) *bool { return &v }
@@ -498,7 +499,7 @@ func TestToolRegistryRules(t *testing.T) {
 // TestToolRegistryFullHeaderCase: through Full (schema, then Go rules on the
 // defaulted object) each spelling of Authorization is reported exactly once.
 func TestToolRegistryFullHeaderCase(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -186,11 +187,11 @@ type offlineFinding struct{ ruleID, message string }
 // offlineFindings lists omniactl's offline schema findings at field.
 func offlineFindings(t *testing.T, obj map[string]any, field string) []offlineFinding {
 	t.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatalf("building the offline schema validator: %v", err)
 	}
-	res, err := sv.Validate(context.Background(), obj, nil)
+	res, err := rules.ValidateSchema(context.Background(), sv, obj, nil)
 	if err != nil {
 		t.Fatalf("offline evaluation: %v", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -336,11 +337,11 @@ func ruleID(message string) (string, bool) {
 // rejected case a finding at the case's field carrying the case's rule ID.
 func assertOfflineAgrees(t *testing.T, c schemaCase, serverErr error) {
 	t.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatalf("building the offline schema validator: %v", err)
 	}
-	res, err := sv.Validate(context.Background(), c.Object, nil)
+	res, err := rules.ValidateSchema(context.Background(), sv, c.Object, nil)
 	if err != nil {
 		t.Fatalf("offline evaluation: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/server"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // What the deployments route writes, as the operator, in the caller's
@@ -52,7 +53,7 @@ func (f *deploymentsFlags) bind(fs *flag.FlagSet) {
 // deploy/intent decodes and validates the intent with the catalog,
 // deploy/apply materializes it.
 func setupDeployer(mgr ctrl.Manager, op *operator, o *server.Options) error {
-	schema, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func setupDeployer(mgr ctrl.Manager, op *operator, o *server.Options) error {
 		return err
 	}
 	o.Deployer = intentDeployer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: mgr.GetCache(), mgr: mgr,
-		schema: schema, pseudonymKey: key, podSecurity: podSecurity,
+		schema: sv, pseudonymKey: key, podSecurity: podSecurity,
 		license: op.license, exposureBaseDomain: op.flags.agentRuntime.exposure.baseDomainFact()}
 	return nil
 }
@@ -83,7 +84,7 @@ type intentDeployer struct {
 	// cache answers the catalog's facts, as for the webhook.
 	cache  client.Reader
 	mgr    ctrl.Manager
-	schema *rules.SchemaValidator
+	schema *schema.Validator
 	// pseudonymKey keys the dev users' pseudonyms (nil: unkeyed).
 	pseudonymKey []byte
 	// podSecurity are the operator's pod limits (podsecurity_flags.go).

@@ -15,6 +15,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // TestDeployProject drives the Deployer's project path against the real
@@ -25,12 +26,12 @@ import (
 func TestDeployProject(t *testing.T) {
 	needsAPIServer(t)
 	ns := namespace(t)
-	schema, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := []byte("test-pseudonym-key")
-	d := intentDeployer{client: admin, reader: admin, schema: schema, pseudonymKey: key}
+	d := intentDeployer{client: admin, reader: admin, schema: sv, pseudonymKey: key}
 	facts := rules.LicenseFacts{Source: licensing.License{Tier: licensing.TierEnterprise}}
 	user := intent.Pseudonym("alice@example.com", key)
 	name := intent.DevName("my-project", user)

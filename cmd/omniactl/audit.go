@@ -20,6 +20,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/policies"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // omniactl audit judges the Omnia objects of a live cluster exactly as
@@ -201,11 +202,11 @@ func audit(ctx context.Context, f auditFlags, license rules.License, stdout, std
 
 	// Build the validators while the cluster is read.
 	var (
-		sv     *rules.SchemaValidator
+		sv     *schema.Validator
 		svErr  error
 		svDone = make(chan struct{})
 	)
-	go func() { sv, svErr = rules.DefaultSchema(); close(svDone) }()
+	go func() { sv, svErr = schema.Default(); close(svDone) }()
 
 	kinds, groupKinds, err := reader.discover()
 	if err != nil {
@@ -281,7 +282,7 @@ type policyState struct {
 // policy that does not compile is reported on stderr and left out; a
 // --policy file that does not compile, or is not a valid policy, is
 // unusable input.
-func auditCatalog(ctx context.Context, sv *rules.SchemaValidator, cluster []*v1alpha1.ValidationPolicy, paths []string, severity map[string]rules.Severity, stderr io.Writer) (*rules.Catalog, []policyState, error) {
+func auditCatalog(ctx context.Context, sv *schema.Validator, cluster []*v1alpha1.ValidationPolicy, paths []string, severity map[string]rules.Severity, stderr io.Writer) (*rules.Catalog, []policyState, error) {
 	var files []loadedPolicy
 	if len(paths) > 0 {
 		var err error

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	crdschema "github.com/altairalabs/omnia/rules/schema"
 )
 
 // What omniactl audit reads from a live cluster, turned into the documents
@@ -120,7 +121,7 @@ func (c *clusterReader) discover() ([]omniaResource, []string, error) {
 	}
 	var out []omniaResource
 	var missing []string
-	for _, kind := range omniaKinds() {
+	for _, kind := range crdschema.Kinds() {
 		r, ok := served[kind]
 		if !ok {
 			missing = append(missing, kind)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/cmd/omniactl/internal/manifestgen"
 	"github.com/altairalabs/omnia/config/crd"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // writeBenchFile writes n generated documents (AgentRuntimes and Providers)
@@ -53,7 +53,7 @@ func BenchmarkCheck5000(b *testing.B) {
 func BenchmarkSchemaCompile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := rules.NewSchemaValidator(crd.Bases); err != nil {
+		if _, err := schema.New(crd.Bases); err != nil {
 			b.Fatal(err)
 		}
 	}

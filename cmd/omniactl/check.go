@@ -6,22 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	goruntime "runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/config/crd"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // checkConfig says how check evaluates.
@@ -202,11 +200,11 @@ const (
 func check(ctx context.Context, paths []string, stdin io.Reader, cfg checkConfig) (*report, error) {
 	// Build the validators while the input is read and parsed.
 	var (
-		sv     *rules.SchemaValidator
+		sv     *schema.Validator
 		svErr  error
 		svDone = make(chan struct{})
 	)
-	go func() { sv, svErr = rules.DefaultSchema(); close(svDone) }()
+	go func() { sv, svErr = schema.Default(); close(svDone) }()
 
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -308,14 +306,14 @@ func prepare(d *document, obj map[string]any, cfg checkConfig) error {
 	}
 	switch {
 	case group == v1alpha1.GroupVersion.Group:
-		scope, known := crdKinds()[kind]
+		namespaced, known := schema.Namespaced(kind)
 		if !known {
-			return fmt.Errorf("%s has no kind %q (known kinds: %s)", apiVersion, kind, strings.Join(omniaKinds(), ", "))
+			return fmt.Errorf("%s has no kind %q (known kinds: %s)", apiVersion, kind, strings.Join(schema.Kinds(), ", "))
 		}
 		if version != v1alpha1.GroupVersion.Version {
 			return fmt.Errorf("%s apiVersion %s is not served; use %s", kind, apiVersion, v1alpha1.GroupVersion)
 		}
-		if !scope.cluster {
+		if namespaced {
 			setNamespace(obj, cfg.Namespace)
 		}
 		d.class = classOmnia
@@ -405,7 +403,7 @@ func metaNames(obj map[string]any) (namespace, name string) {
 // evaluate collects the facts (in input order: a later document replaces an
 // earlier one of the same name) and runs rules.Full on every Omnia document,
 // on workers.
-func evaluate(ctx context.Context, sv *rules.SchemaValidator, docs []document, cfg checkConfig, workers int) (*report, error) {
+func evaluate(ctx context.Context, sv *schema.Validator, docs []document, cfg checkConfig, workers int) (*report, error) {
 	facts := rules.NewManifestFacts()
 	facts.SetLicense(cfg.License)
 	facts.SetExposureBaseDomain(cfg.ExposureBaseDomain)
@@ -572,43 +570,4 @@ func setNamespace(obj map[string]any, ns string) {
 	if cur, _ := meta["namespace"].(string); cur == "" {
 		meta["namespace"] = ns
 	}
-}
-
-// crdScope is what check needs to know of an embedded CRD.
-type crdScope struct{ cluster bool }
-
-var (
-	crdKindsOnce    sync.Once
-	crdKindsSet     map[string]crdScope
-	crdKindLine     = regexp.MustCompile(`(?m)^    kind: (\S+)\s*$`)
-	crdClusterScope = regexp.MustCompile(`(?m)^  scope: Cluster\s*$`)
-)
-
-// crdKinds lists the Omnia kinds with a CRD (the embedded, generated CRDs
-// the schema validator compiles) and whether each is cluster-scoped.
-func crdKinds() map[string]crdScope {
-	crdKindsOnce.Do(func() {
-		crdKindsSet = map[string]crdScope{}
-		entries, _ := crd.Bases.ReadDir("bases")
-		for _, e := range entries {
-			data, err := crd.Bases.ReadFile("bases/" + e.Name())
-			if err != nil {
-				continue
-			}
-			if m := crdKindLine.FindSubmatch(data); m != nil {
-				crdKindsSet[string(m[1])] = crdScope{cluster: crdClusterScope.Match(data)}
-			}
-		}
-	})
-	return crdKindsSet
-}
-
-// omniaKinds lists the Omnia kinds with a CRD, sorted.
-func omniaKinds() []string {
-	var out []string
-	for k := range crdKinds() {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/altairalabs/omnia/cmd/omniactl/internal/manifestgen"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // TestOpenAPIAcceptorOnGeneratedDocuments holds the schema validator's fast
@@ -18,7 +18,7 @@ import (
 // nothing. (A few planted violations are OpenAPI constraints: upstream
 // refuses those documents.)
 func TestOpenAPIAcceptorOnGeneratedDocuments(t *testing.T) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestOpenAPIAcceptorOnGeneratedDocuments(t *testing.T) {
 	for _, v := range manifestgen.Violations(250) {
 		mutate[v.Document.Index] = true
 	}
-	var got rules.OpenAPIAcceptorCheck
+	var got schema.OpenAPIAcceptorCheck
 	for i, c := range chunks {
 		obj, err := parseChunk(c)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/policies"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // The ValidationPolicies omniactl applies offline (check --policy, audit
@@ -65,7 +66,7 @@ func problemsError(ps []problem) error {
 // returns the valid ones typed and defaulted, in input order, with the
 // problems of the others: another kind, a schema-invalid policy, a second
 // policy of one name. An unreadable path is an *inputError.
-func readPolicyFiles(ctx context.Context, sv *rules.SchemaValidator, paths []string) ([]loadedPolicyDoc, []problem, error) {
+func readPolicyFiles(ctx context.Context, sv *schema.Validator, paths []string) ([]loadedPolicyDoc, []problem, error) {
 	for _, p := range paths {
 		if p == "-" {
 			return nil, nil, inputErrorf("--policy reads files and directories, not stdin")
@@ -138,7 +139,7 @@ type loadedPolicyDoc struct {
 // must admit it as the API server would on create. It returns the policy as
 // the API server would store it (defaulted: validationActions [Deny],
 // severity deny), or the deny findings as "[rule] field: message" lines.
-func policyFromDocument(ctx context.Context, sv *rules.SchemaValidator, obj map[string]any) (*v1alpha1.ValidationPolicy, []string, error) {
+func policyFromDocument(ctx context.Context, sv *schema.Validator, obj map[string]any) (*v1alpha1.ValidationPolicy, []string, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	if apiVersion != v1alpha1.GroupVersion.String() || kind != policyKind {
@@ -161,7 +162,7 @@ func policyFromDocument(ctx context.Context, sv *rules.SchemaValidator, obj map[
 	if len(msgs) > 0 {
 		return &v1alpha1.ValidationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}}, msgs, nil
 	}
-	res, err := sv.Validate(ctx, obj, nil)
+	res, err := sv.ValidateCreate(ctx, obj)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,7 +196,7 @@ func compilePolicies(env *policies.Env, docs []loadedPolicyDoc) ([]loadedPolicy,
 // readAndCompilePolicies reads, judges and compiles the policies of paths.
 // Any problem (an invalid policy, one that does not compile) is an
 // *inputError listing them all, in input order.
-func readAndCompilePolicies(ctx context.Context, sv *rules.SchemaValidator, paths []string) ([]loadedPolicy, error) {
+func readAndCompilePolicies(ctx context.Context, sv *schema.Validator, paths []string) ([]loadedPolicy, error) {
 	docs, problems, err := readPolicyFiles(ctx, sv, paths)
 	if err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func newPolicyEnv() (*policies.Env, error) {
 // loadPolicyCatalog reads, judges and compiles the policies of paths and
 // returns the catalog they make with the built-in rules, and the compiled
 // policies. No paths: the built-in catalog.
-func loadPolicyCatalog(ctx context.Context, sv *rules.SchemaValidator, paths []string, severity map[string]rules.Severity) (*rules.Catalog, []loadedPolicy, error) {
+func loadPolicyCatalog(ctx context.Context, sv *schema.Validator, paths []string, severity map[string]rules.Severity) (*rules.Catalog, []loadedPolicy, error) {
 	if len(paths) == 0 {
 		cat, err := policyCatalog(nil, severity)
 		return cat, nil, err

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -236,7 +237,7 @@ func TestSameAnswer(t *testing.T) {
 		t.Skip("starts kube-apiserver, etcd and the operator")
 	}
 	cases := loadSameAnswerCases(t)
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestSameAnswer(t *testing.T) {
 	dir := t.TempDir()
 	withNamespace := func(t *testing.T, obj map[string]any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
-		if u.GetNamespace() == "" && !crdKinds()[u.GetKind()].cluster {
+		if namespaced, known := schema.Namespaced(u.GetKind()); u.GetNamespace() == "" && (namespaced || !known) {
 			u.SetNamespace("default")
 		}
 		if ns := u.GetNamespace(); ns != "" && !namespaces[ns] {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // TestSchemaPlanMatchesUpstreamOn5000Documents: on the 5,000 generated
@@ -19,9 +19,9 @@ import (
 // list item; each as a create and as updates to and from the original),
 // the schema validator omniactl check runs (CEL plan and adaptors compiled
 // once per CRD) gives exactly the answer of the API server's own validator
-// (rules.SchemaValidator.ValidateUpstream).
+// (schema.Validator.ValidateUpstream).
 func TestSchemaPlanMatchesUpstreamOn5000Documents(t *testing.T) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSchemaPlanMatchesUpstreamOn5000Documents(t *testing.T) {
 	)
 	parallel(len(cases), 2, func(i int) {
 		c := cases[i]
-		got, gotErr := sv.Validate(ctx, c.obj, c.old)
+		got, gotErr := sv.ValidateUpdate(ctx, c.obj, c.old) // a nil old is a create
 		want, wantErr := sv.ValidateUpstream(ctx, c.obj, c.old)
 		diff := ""
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
@@ -80,7 +80,7 @@ func TestSchemaPlanMatchesUpstreamOn5000Documents(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		findings += len(want.Findings)
+		findings += len(want.Errors)
 		if diff != "" {
 			failures = append(failures, c.name+": "+diff)
 		}
@@ -149,7 +149,7 @@ func mutations(obj map[string]any, seed int) []mutation {
 // a stable order.
 func leafPaths(v any, prefix []any) [][]any {
 	var out [][]any
-	rules.WalkJSON(v, prefix, func(path []any, value any) {
+	schema.WalkJSON(v, prefix, func(path []any, value any) {
 		switch value.(type) {
 		case map[string]any, []any:
 		default:
@@ -162,7 +162,7 @@ func leafPaths(v any, prefix []any) [][]any {
 // listPaths lists the paths of v's lists, in a stable order.
 func listPaths(v any, prefix []any) [][]any {
 	var out [][]any
-	rules.WalkJSON(v, prefix, func(path []any, value any) {
+	schema.WalkJSON(v, prefix, func(path []any, value any) {
 		if _, ok := value.([]any); ok {
 			out = append(out, path)
 		}

@@ -39,6 +39,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/deploy/translate"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // DefaultFieldOwner is the field manager of the deploy's writes.
@@ -72,7 +73,7 @@ type Options struct {
 
 // Check is the catalog evaluation before writes.
 type Check struct {
-	Schema *rules.SchemaValidator
+	Schema *schema.Validator
 	// Catalog defaults to rules.Default.
 	Catalog *rules.Catalog
 	// Facts default to rules.NoFacts (the open-core licence).

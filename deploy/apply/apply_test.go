@@ -23,6 +23,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -528,7 +529,7 @@ func TestCreateOnExistingAgentIs409(t *testing.T) {
 // ID and nothing is sent to the API server for it.
 func TestCatalogDenyFailsTheObject(t *testing.T) {
 	ns := namespace(t)
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/merge"
 	"github.com/altairalabs/omnia/deploy/translate"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // pack applies the ConfigMap and the PromptPack, both create-only, then
@@ -248,7 +249,7 @@ func sameStoredSpec(kind string, a, b runtime.Object) bool {
 }
 
 func storedSpec(kind string, obj runtime.Object) (any, error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func storedSpec(kind string, obj runtime.Object) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := sv.Validate(context.Background(), m, nil)
+	res, err := sv.ValidateCreate(context.Background(), m)
 	if err != nil {
 		return nil, err
 	}

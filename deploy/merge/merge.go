@@ -17,6 +17,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // FacadeHandler is the handler every deployed facade gets: the spec forces
@@ -249,7 +250,7 @@ func setIdleTimeout(annotations *map[string]string, v string) {
 
 // Equivalent reports whether a and b have the same spec once the API
 // server's defaults (the CRD's +kubebuilder:default markers, applied by the
-// API server's own structural defaulting through rules.DefaultSchema) fill
+// API server's own structural defaulting through schema.Default) fill
 // both, and the same labels and annotations (nil and empty are the same).
 // Status and the rest of metadata are not compared.
 func Equivalent(a, b *v1alpha1.AgentRuntime) bool {
@@ -281,7 +282,7 @@ func sameMap(a, b map[string]string) bool {
 // defaultedSpec is spec as the API server would store it: its JSON form,
 // pruned and defaulted with the embedded CRD's structural schema.
 func defaultedSpec(spec *v1alpha1.AgentRuntimeSpec) (any, error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +294,7 @@ func defaultedSpec(spec *v1alpha1.AgentRuntimeSpec) (any, error) {
 	}
 	u["apiVersion"] = v1alpha1.GroupVersion.String()
 	u["kind"] = "AgentRuntime"
-	res, err := sv.Validate(context.Background(), u, nil)
+	res, err := sv.ValidateCreate(context.Background(), u)
 	if err != nil {
 		return nil, err
 	}

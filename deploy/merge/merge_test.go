@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // stored is ar as the API server stores it: defaulted (and pruned) by the
@@ -21,7 +21,7 @@ import (
 // the desired object leaves unset.
 func stored(t *testing.T, ar *v1alpha1.AgentRuntime) *v1alpha1.AgentRuntime {
 	t.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func stored(t *testing.T, ar *v1alpha1.AgentRuntime) *v1alpha1.AgentRuntime {
 		t.Fatal(err)
 	}
 	u["apiVersion"], u["kind"] = v1alpha1.GroupVersion.String(), "AgentRuntime"
-	res, err := sv.Validate(context.Background(), u, nil)
+	res, err := sv.ValidateCreate(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}

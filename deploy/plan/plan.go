@@ -14,6 +14,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/deploy/intent"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // The diagnostic codes of deploy-intent.md § Diagnostic codes.
@@ -195,7 +196,7 @@ func (p *planner) providers(bs []ProviderBinding, out []intent.PlanProvider, dia
 	var judged [][]rules.Finding
 	var judgeErr error
 	if len(entries) > 0 {
-		sv, err := rules.DefaultSchema()
+		sv, err := schema.Default()
 		if err == nil {
 			judged, err = rules.AgentRuntimeProviderBindings(p.ctx, sv, entries)
 		}

@@ -66,6 +66,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=arenaruns,verbs=get;list;watch
@@ -210,7 +211,7 @@ type Reconciler struct {
 	secrets  client.Reader
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
-	schema   *rules.SchemaValidator
+	schema   *schema.Validator
 	opts     Options
 
 	clients *queueClients
@@ -218,7 +219,7 @@ type Reconciler struct {
 
 // NewReconciler returns a Reconciler.
 func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.EventRecorder, opts Options) (*Reconciler, error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return nil, fmt.Errorf("arenarun controller: compiling the CRD schemas: %w", err)
 	}
@@ -1004,7 +1005,7 @@ func (r *Reconciler) apply(ctx context.Context, job *batchv1.Job) error {
 
 // Evaluate returns every rule finding on the run, as the webhook and
 // omniactl would report them.
-func Evaluate(ctx context.Context, sv *rules.SchemaValidator, run *v1alpha1.ArenaRun, facts rules.Facts) ([]rules.Finding, error) {
+func Evaluate(ctx context.Context, sv *schema.Validator, run *v1alpha1.ArenaRun, facts rules.Facts) ([]rules.Finding, error) {
 	return rules.FullStored(ctx, sv, "ArenaRun", run, facts)
 }
 

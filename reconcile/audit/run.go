@@ -14,6 +14,7 @@ import (
 	"github.com/altairalabs/omnia/policies/reports"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // auditedKinds are the kinds the operator's webhooks validate (the kinds a
@@ -63,7 +64,7 @@ func (a *Auditor) Run(ctx context.Context) (Result, error) {
 
 func (a *Auditor) run(ctx context.Context) (Result, error) {
 	var res Result
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return res, fmt.Errorf("audit: compiling the CRD schemas: %w", err)
 	}
@@ -121,7 +122,7 @@ func (a *Auditor) run(ctx context.Context) (Result, error) {
 // evaluate judges one object with the whole catalog, as FullStoredIn does
 // for the reconcilers, and lists the policy rules that applied to it (a
 // pass where they found nothing).
-func (a *Auditor) evaluate(ctx context.Context, sv *rules.SchemaValidator, cat *rules.Catalog, policyRules []*rules.Rule, kind string, obj client.Object) reports.Object {
+func (a *Auditor) evaluate(ctx context.Context, sv *schema.Validator, cat *rules.Catalog, policyRules []*rules.Rule, kind string, obj client.Object) reports.Object {
 	o := reports.Object{APIVersion: v1alpha1.GroupVersion.String(), Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()}
 	facts := clusterfacts.New(ctx, a.opts.Reader, a.opts.Secrets, a.opts.Mapper, a.opts.License)
 	findings, err := rules.FullStoredIn(ctx, sv, cat, kind, obj, facts)

@@ -71,6 +71,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=providers,verbs=get;list;watch
@@ -185,7 +186,7 @@ type Reconciler struct {
 	secrets  client.Reader
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
-	schema   *rules.SchemaValidator
+	schema   *schema.Validator
 	prober   *Prober
 	probes   *prober.Prober
 	opts     Options
@@ -195,7 +196,7 @@ type Reconciler struct {
 // manager's client: reads come from its cache), resolving optional CRDs with
 // mapper and emitting events with recorder (events.k8s.io; nil emits none).
 func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.EventRecorder, opts Options) (*Reconciler, error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return nil, fmt.Errorf("provider controller: compiling the CRD schemas: %w", err)
 	}
@@ -423,6 +424,6 @@ func (r *Reconciler) requeueAfter(st *v1alpha1.ProviderStatus, now metav1.Time) 
 // API server's validators (so ModelMissing is reported on a Provider stored
 // before provider/model-required) and the Go rules of both stages, with facts
 // answered by facts.
-func Evaluate(ctx context.Context, sv *rules.SchemaValidator, p *v1alpha1.Provider, facts rules.Facts) ([]rules.Finding, error) {
+func Evaluate(ctx context.Context, sv *schema.Validator, p *v1alpha1.Provider, facts rules.Facts) ([]rules.Finding, error) {
 	return rules.FullStored(ctx, sv, "Provider", p, facts)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // testFacts answers Secret lookups from a map keyed by Secret name, and
@@ -74,7 +75,7 @@ func findings(t *testing.T, p *v1alpha1.Provider, secrets map[string][]string) f
 
 func findingsWith(t *testing.T, p *v1alpha1.Provider, facts testFacts) findingGroups {
 	t.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +493,7 @@ func TestComputeStatusGrace(t *testing.T) {
 // changes nothing, so the controller writes nothing.
 func TestComputeStatusStable(t *testing.T) {
 	p := claude(func(p *v1alpha1.Provider) { p.Spec.BaseURL = "http://vendor" })
-	sv, _ := rules.DefaultSchema()
+	sv, _ := schema.Default()
 	fs, _ := Evaluate(context.Background(), sv, p, testFacts{secrets: credsWithKey})
 	o := observation{
 		findings:   fs,
@@ -538,7 +539,7 @@ func TestComputeStatusKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			secrets := map[string][]string{"creds": {"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}}
-			sv, _ := rules.DefaultSchema()
+			sv, _ := schema.Default()
 			fs, err := Evaluate(context.Background(), sv, tt.p, testFacts{secrets: secrets})
 			if err != nil {
 				t.Fatal(err)

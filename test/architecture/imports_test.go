@@ -35,7 +35,15 @@ var rooms = []room{
 		pkg:             "rules",
 		forbidden:       []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
 		forbiddenDirect: []string{"net/http", "os", "os/exec", "log", "log/slog"},
-		allowedOwn:      []string{"api/", "config/crd", "licensing"},
+		allowedOwn:      []string{"api/", "config/crd", "licensing", "rules/schema"},
+	},
+	{
+		// The offline CRD validation engine follows the API server, not the
+		// catalog: rules imports it, never the other way.
+		pkg:             "rules/schema",
+		forbidden:       []string{"sigs.k8s.io/controller-runtime", "k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		forbiddenDirect: []string{"net/http", "os", "os/exec", "log", "log/slog"},
+		allowedOwn:      []string{"api/", "config/crd"},
 	},
 	{
 		pkg:        "conditions",

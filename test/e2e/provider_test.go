@@ -21,6 +21,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
@@ -101,7 +102,7 @@ var _ = Describe("Provider", func() {
 		Expect(err).NotTo(HaveOccurred())
 		u["apiVersion"], u["kind"] = v1alpha1.GroupVersion.String(), "Provider"
 		delete(u, "status")
-		sv, err := rules.DefaultSchema()
+		sv, err := schema.Default()
 		Expect(err).NotTo(HaveOccurred())
 		offline, err := rules.Full(ctx, sv, rules.Default, u, nil, rules.NewManifestFacts(), rules.Options{})
 		Expect(err).NotTo(HaveOccurred())

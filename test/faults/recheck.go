@@ -10,6 +10,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // With failurePolicy Fail nothing invalid may get in while a webhook
@@ -30,7 +31,7 @@ type Recheck struct {
 
 // RecheckStored lists every stream object in the namespaces and judges it.
 func RecheckStored(ctx context.Context, c client.Client, namespaces ...string) (Recheck, error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return Recheck{}, err
 	}
@@ -67,7 +68,7 @@ func RecheckStored(ctx context.Context, c client.Client, namespaces ...string) (
 // denyFindings judges a stored object as a manifest (its status and server
 // metadata left out) with the admission-stage rules, and returns its deny
 // findings.
-func denyFindings(ctx context.Context, sv *rules.SchemaValidator, kind string, obj client.Object) ([]string, error) {
+func denyFindings(ctx context.Context, sv *schema.Validator, kind string, obj client.Object) ([]string, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/altairalabs/omnia/rules"
+	crdschema "github.com/altairalabs/omnia/rules/schema"
 )
 
 func TestStreamOperations(t *testing.T) {
@@ -86,9 +86,9 @@ func TestStreamOperations(t *testing.T) {
 	}
 }
 
-func schemaValidator(t *testing.T) *rules.SchemaValidator {
+func schemaValidator(t *testing.T) *crdschema.Validator {
 	t.Helper()
-	sv, err := rules.DefaultSchema()
+	sv, err := crdschema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

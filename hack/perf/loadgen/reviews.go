@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // Expectation is the verdict a review must get.
@@ -28,7 +29,7 @@ type Case struct {
 	Name string
 	Kind string
 	// Object is the object's JSON as the API server sends it to the webhook:
-	// defaulted and pruned by the CRD schema (rules.SchemaValidator), with
+	// defaulted and pruned by the CRD schema (schema.Validator), with
 	// metadata.namespace set.
 	Object map[string]any
 	Expect Expectation
@@ -47,7 +48,7 @@ const (
 // licence, because several spec examples use enterprise features, and
 // under it those rows are admitted.
 func LoadCases(root, namespace string) (valid, invalid []Case, err error) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,14 +104,14 @@ func LoadCases(root, namespace string) (valid, invalid []Case, err error) {
 // newCase places obj in namespace and passes it through the CRD schema, as
 // the API server does before it calls the webhook. Every case must pass the
 // schema: a schema refusal never reaches the webhook.
-func newCase(sv *rules.SchemaValidator, name string, obj map[string]any, namespace string, exp Expectation) (Case, error) {
+func newCase(sv *schema.Validator, name string, obj map[string]any, namespace string, exp Expectation) (Case, error) {
 	meta, _ := obj["metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
 		obj["metadata"] = meta
 	}
 	meta["namespace"] = namespace
-	res, err := sv.Validate(context.Background(), obj, nil)
+	res, err := rules.ValidateSchema(context.Background(), sv, obj, nil)
 	if err != nil {
 		return Case{}, fmt.Errorf("%s: %w", name, err)
 	}

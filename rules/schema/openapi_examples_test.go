@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"os"
@@ -25,7 +25,7 @@ type openAPIExample struct {
 // config/samples for the acceptor's tests and benchmarks.
 func openAPIExamples(tb testing.TB) []openAPIExample {
 	tb.Helper()
-	sv, err := DefaultSchema()
+	sv, err := Default()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func openAPIExamples(tb testing.TB) []openAPIExample {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	files, err := filepath.Glob("../config/samples/*/*.yaml")
+	files, err := filepath.Glob("../../config/samples/*/*.yaml")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no spec examples (%v)", err)
 	}

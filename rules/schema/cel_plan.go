@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"slices"
@@ -15,7 +15,7 @@ import (
 
 // celPlan is one CRD's x-kubernetes-validations, compiled once into a tree
 // that holds only the schema nodes on the way to a rule. Evaluating an
-// object (schema_cel_walk.go) follows the plan, not the schema, so subtrees
+// object (cel_walk.go) follows the plan, not the schema, so subtrees
 // without rules are never looked at, and every schema adaptor CEL converts
 // values through is built here once instead of on each field access.
 //

@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func BenchmarkOpenAPIAccept(b *testing.B) {
 }
 
 // BenchmarkOpenAPIUpstream is kube-openapi's validation of the same
-// examples, as the API server (and schema.go) runs it.
+// examples, as the API server (and validator.go) runs it.
 func BenchmarkOpenAPIUpstream(b *testing.B) {
 	cases := openAPIExamples(b)
 	b.ReportAllocs()

@@ -1,10 +1,10 @@
-package rules
+package schema
 
 import "k8s.io/apiserver/pkg/cel/common"
 
 // ratchet follows the walk through the old and new objects matched by
 // common.CorrelatedObject (the same matching the OpenAPI ratcheting in
-// schema.go uses), to tell whether a failing value is unchanged on update:
+// validator.go uses), to tell whether a failing value is unchanged on update:
 // CRD validation ratcheting then drops the error (the API server turns it
 // into a warning), so an update is not refused for what the stored object
 // already had.

@@ -1,73 +1,24 @@
-package rules
+package schema
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
-
-// differential records every Validate answer that differs from
-// ValidateUpstream's, over the whole test run (see TestMain).
-var differential struct {
-	sync.Mutex
-	compared   int
-	mismatches []string
-}
-
-// TestMain holds every schema evaluation any test of this package makes —
-// every rule table row, strict-decoding case, ratchet case, spec example —
-// to the API server's own CEL validator: Validate (the CEL plan and
-// schema adaptors compiled once per CRD) must give exactly ValidateUpstream's
-// answer. A difference fails the run after the tests, listing each case.
-// A run with -bench leaves the hook out: it would time both validators.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	if flag.Lookup("test.bench").Value.String() == "" {
-		validateObserved = crossCheck
-	}
-	code := m.Run()
-	if len(differential.mismatches) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: %d of %d schema evaluations differ from the API server's CEL validator:\n%s\n",
-			len(differential.mismatches), differential.compared, strings.Join(differential.mismatches, "\n---\n"))
-		code = 1
-	}
-	os.Exit(code)
-}
-
-// crossCheck compares one Validate answer with ValidateUpstream's.
-func crossCheck(ctx context.Context, sv *SchemaValidator, obj, old map[string]any, res SchemaResult, err error) {
-	want, wantErr := sv.ValidateUpstream(ctx, obj, old)
-	diff := differentialDiff(res, err, want, wantErr)
-	differential.Lock()
-	defer differential.Unlock()
-	differential.compared++
-	if diff != "" {
-		differential.mismatches = append(differential.mismatches, fmt.Sprintf("object %v\nold %v\n%s", obj, old, diff))
-	}
-}
-
-// differentialDiff describes how the plan's answer differs from upstream's.
-func differentialDiff(got SchemaResult, gotErr error, want SchemaResult, wantErr error) string {
-	if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
-		return fmt.Sprintf("error %v, upstream %v", gotErr, wantErr)
-	}
-	return got.Diff(want)
-}
 
 // widgetValidator compiles testdata/celdiff: a CRD using every part of CEL
 // validation the Omnia CRDs do not. Its cost limits are a thousandth of the
 // API server's, so small objects reach them (the same code paths, in
 // milliseconds).
-func widgetValidator(t *testing.T) *SchemaValidator {
+func widgetValidator(t *testing.T) *Validator {
 	t.Helper()
-	sv, err := newSchemaValidator(os.DirFS("testdata/celdiff"), celLimits{perCall: apiServerLimits.perCall / 1000, budget: apiServerLimits.budget / 1000})
+	sv, err := newValidator(os.DirFS("testdata/celdiff"), celLimits{perCall: apiServerLimits.perCall / 1000, budget: apiServerLimits.budget / 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +78,7 @@ func TestCELPlanMatchesUpstream(t *testing.T) {
 	cases := []struct {
 		name     string
 		obj, old map[string]any
-		want     string // substring of some finding's message; "" for none
+		want     string // substring of some error's message; "" for none
 	}{
 		{name: "valid", obj: widget(validWidgetSpec())},
 		{name: "fieldPath and reason", obj: widgetWith(map[string]any{"replicas": int64(5)}), want: "replicas must not exceed maxReplicas"},
@@ -208,37 +159,39 @@ func TestCELPlanMatchesUpstream(t *testing.T) {
 				t.Errorf("the plan differs from the API server's validator:\n%s", d)
 			}
 			var messages []string
-			for _, f := range got.Findings {
-				messages = append(messages, f.Message)
+			for _, e := range got.Errors {
+				messages = append(messages, e.ErrorBody())
 			}
 			all := strings.Join(messages, "\n")
-			if tc.want == "" && len(got.Findings) > 0 {
-				t.Errorf("want no finding, got:\n%s", all)
+			if tc.want == "" && len(got.Errors) > 0 {
+				t.Errorf("want no error, got:\n%s", all)
 			}
 			if tc.want != "" && !strings.Contains(all, tc.want) {
-				t.Errorf("want a finding containing %q, got:\n%s", tc.want, all)
+				t.Errorf("want an error containing %q, got:\n%s", tc.want, all)
 			}
 		})
 	}
 }
 
-// TestSchemaResultDiff: Diff sees a difference in any finding field, in the
-// pruned fields and in the object, and none in the order of findings.
-func TestSchemaResultDiff(t *testing.T) {
-	a := Finding{RuleID: "k/a", Field: "spec.a", Message: "m"}
-	b := Finding{RuleID: "k/b", Field: "spec.b", Message: "m"}
-	base := SchemaResult{Findings: []Finding{a, b}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
-	same := SchemaResult{Findings: []Finding{b, a}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
+// TestResultDiff: Diff sees a difference in any error's type, field or
+// message, in the pruned fields and in the object, and none in the order of
+// errors.
+func TestResultDiff(t *testing.T) {
+	a := field.Invalid(field.NewPath("spec", "a"), "x", "m")
+	b := field.Invalid(field.NewPath("spec", "b"), "x", "m")
+	base := Result{Errors: field.ErrorList{a, b}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
+	same := Result{Errors: field.ErrorList{b, a}, Pruned: []string{"spec.x"}, Object: map[string]any{"a": int64(1)}}
 	if d := base.Diff(same); d != "" {
-		t.Errorf("reordered findings differ: %s", d)
+		t.Errorf("reordered errors differ: %s", d)
 	}
-	changed := a
-	changed.Severity = SeverityWarn
-	for name, other := range map[string]SchemaResult{
-		"finding field": {Findings: []Finding{changed, b}, Pruned: base.Pruned, Object: base.Object},
-		"missing":       {Findings: []Finding{a}, Pruned: base.Pruned, Object: base.Object},
-		"pruned":        {Findings: base.Findings, Pruned: nil, Object: base.Object},
-		"object":        {Findings: base.Findings, Pruned: base.Pruned, Object: map[string]any{"a": 1.0}},
+	for name, other := range map[string]Result{
+		"error type":    {Errors: field.ErrorList{field.Forbidden(field.NewPath("spec", "a"), "m"), b}, Pruned: base.Pruned, Object: base.Object},
+		"error field":   {Errors: field.ErrorList{field.Invalid(field.NewPath("spec", "c"), "x", "m"), b}, Pruned: base.Pruned, Object: base.Object},
+		"error message": {Errors: field.ErrorList{field.Invalid(field.NewPath("spec", "a"), "x", "n"), b}, Pruned: base.Pruned, Object: base.Object},
+		"error value":   {Errors: field.ErrorList{field.Invalid(field.NewPath("spec", "a"), "y", "m"), b}, Pruned: base.Pruned, Object: base.Object},
+		"missing":       {Errors: field.ErrorList{a}, Pruned: base.Pruned, Object: base.Object},
+		"pruned":        {Errors: base.Errors, Pruned: nil, Object: base.Object},
+		"object":        {Errors: base.Errors, Pruned: base.Pruned, Object: map[string]any{"a": 1.0}},
 	} {
 		if base.Diff(other) == "" {
 			t.Errorf("%s: no difference reported", name)

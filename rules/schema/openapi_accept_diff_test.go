@@ -1,4 +1,4 @@
-package rules_test
+package schema_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // yamlObjects decodes every document of a YAML stream as the API server
@@ -36,15 +36,16 @@ func yamlObjects(t *testing.T, data []byte) []map[string]any {
 	return out
 }
 
-// fuzzCorpusObjects decodes FuzzEvaluate's committed corpus the way the
-// fuzz target does: the data as an object, stamped with the chosen kind.
+// fuzzCorpusObjects decodes the rules package's committed FuzzEvaluate
+// corpus the way the fuzz target does: the data as an object, stamped with
+// the chosen kind (the fuzzer's byte indexes the sorted kinds).
 func fuzzCorpusObjects(t *testing.T) []map[string]any {
 	t.Helper()
-	files, err := filepath.Glob("testdata/fuzz/FuzzEvaluate/*")
+	files, err := filepath.Glob("../testdata/fuzz/FuzzEvaluate/*")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no FuzzEvaluate corpus (%v)", err)
 	}
-	kinds := fuzzKinds()
+	kinds := schema.Kinds()
 	var out []map[string]any
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
@@ -88,7 +89,7 @@ func fuzzCorpusObjects(t *testing.T) []map[string]any {
 // fast path would buy nothing), and must be not sure of some mutants
 // (otherwise the mutations would test nothing).
 func TestOpenAPIAcceptorAgreesWithUpstream(t *testing.T) {
-	sv, err := rules.DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestOpenAPIAcceptorAgreesWithUpstream(t *testing.T) {
 	for _, data := range specExamples(t) {
 		examples = append(examples, yamlObjects(t, data)...)
 	}
-	for _, f := range []string{"../cmd/omniactl/testdata/strict-rows.yaml", "../cmd/omniactl/testdata/webhook-rejects.yaml"} {
+	for _, f := range []string{"../../cmd/omniactl/testdata/strict-rows.yaml", "../../cmd/omniactl/testdata/webhook-rejects.yaml"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +106,7 @@ func TestOpenAPIAcceptorAgreesWithUpstream(t *testing.T) {
 	}
 	others = append(others, fuzzCorpusObjects(t)...)
 
-	var ex, all rules.OpenAPIAcceptorCheck
+	var ex, all schema.OpenAPIAcceptorCheck
 	for _, obj := range examples {
 		if err := sv.CheckOpenAPIAcceptor(obj, true, &ex); err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestOpenAPIAcceptorAgreesWithUpstream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range []rules.OpenAPIAcceptorCheck{ex, all} {
+	for _, c := range []schema.OpenAPIAcceptorCheck{ex, all} {
 		for _, u := range c.Unsound {
 			t.Errorf("the acceptor vouched for a value upstream refuses: %s", u)
 		}

@@ -3,6 +3,8 @@ package rules
 import (
 	"context"
 	"testing"
+
+	"github.com/altairalabs/omnia/rules/schema"
 )
 
 // TestSchemaValidationRatchets: on update the schema rules ratchet as the
@@ -12,7 +14,7 @@ import (
 // create that reports the stored object's error, so the cases prove the
 // object really breaks the rule.
 func TestSchemaValidationRatchets(t *testing.T) {
-	sv, err := DefaultSchema()
+	sv, err := schema.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestSchemaValidationRatchets(t *testing.T) {
 			if tc.old != nil {
 				old = tc.old(t)
 			}
-			res, err := sv.Validate(context.Background(), tc.obj(t), old)
+			res, err := ValidateSchema(context.Background(), sv, tc.obj(t), old)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"

@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"fmt"
@@ -32,9 +32,9 @@ type OpenAPIAcceptorCheck struct {
 }
 
 // defaultAcceptors is the acceptor of each kind of the embedded CRDs, as
-// DefaultSchema compiled them.
+// Default compiled them.
 func defaultAcceptors() (map[string]*openAPIAcceptor, error) {
-	sv, err := DefaultSchema()
+	sv, err := Default()
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +49,9 @@ func defaultAcceptors() (map[string]*openAPIAcceptor, error) {
 // validation (JSON numbers, pruned, defaulted), asks the acceptor and the
 // upstream validator about it and, with mutate, about every systematic
 // mutation of it (see openAPIMutations), and adds the tallies to into.
-func (sv *SchemaValidator) CheckOpenAPIAcceptor(obj map[string]any, mutate bool, into *OpenAPIAcceptorCheck) error {
+func (v *Validator) CheckOpenAPIAcceptor(obj map[string]any, mutate bool, into *OpenAPIAcceptorCheck) error {
 	kind, _ := obj["kind"].(string)
-	ks, ok := sv.kinds[kind]
+	ks, ok := v.kinds[kind]
 	if !ok {
 		return fmt.Errorf("no schema for kind %q", kind)
 	}
