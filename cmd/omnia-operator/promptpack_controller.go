@@ -3,6 +3,7 @@ package main
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/promptpack"
 )
 
@@ -10,6 +11,6 @@ import (
 // from the source rules' findings, so an agent's PromptPackReady needs no
 // other component on a fresh cluster.
 func setupPromptPack(mgr ctrl.Manager, op *operator) error {
-	return promptpack.SetupWithManager(mgr, promptpack.Options{License: op.license, MaxConcurrentReconciles: op.flags.workers.promptPack,
+	return promptpack.SetupWithManager(mgr, promptpack.Options{Common: ctrlopts.Common{License: op.license, MaxConcurrentReconciles: op.flags.workers.promptPack},
 		Policies: op.policies})
 }

@@ -5,6 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/provider"
 )
 
@@ -43,6 +44,6 @@ func setupProvider(mgr ctrl.Manager, op *operator) error {
 	if err != nil {
 		return err
 	}
-	return provider.SetupWithManager(mgr, provider.Options{Egress: op.flags.provider.egress, Prober: probes, License: op.license,
-		MaxConcurrentReconciles: op.flags.workers.provider, Policies: op.policies})
+	return provider.SetupWithManager(mgr, provider.Options{Egress: op.flags.provider.egress, Prober: probes, Common: ctrlopts.Common{License: op.license, MaxConcurrentReconciles: op.flags.workers.provider},
+		Policies: op.policies})
 }

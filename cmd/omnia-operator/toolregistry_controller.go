@@ -3,6 +3,7 @@ package main
 import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/toolregistry"
 )
 
@@ -14,5 +15,5 @@ func setupToolRegistry(mgr ctrl.Manager, op *operator) error {
 	if err != nil {
 		return err
 	}
-	return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, License: op.license, Policies: op.policies})
+	return toolregistry.SetupWithManager(mgr, toolregistry.Options{Prober: probes, Common: ctrlopts.Common{License: op.license}, Policies: op.policies})
 }

@@ -47,16 +47,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/reconcile/transitions"
@@ -83,16 +82,9 @@ const licenseRecheck = time.Minute
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
-	// Clock is the controller's time: ticks, condition transitions.
-	// Default: the real clock.
-	Clock clock.PassiveClock
-	// License is the licence handed to the rules as a fact (nil: open-core).
-	License rules.LicenseSource
-	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
-	MaxConcurrentReconciles int
-	// SkipNameValidation lets tests register the controller in several
-	// managers of one process.
-	SkipNameValidation bool
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 2).
+	ctrlopts.Common
 	// Policies are the platform team's ValidationPolicies in force (the
 	// operator's policies.Store): their rules for ArenaJob set policy
 	// conditions (policycheck), and a change re-reconciles every job.
@@ -101,12 +93,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 2
-	}
+	o.Common = o.Common.WithDefaults(2)
 	return o
 }
 
@@ -129,11 +116,7 @@ func NewReconciler(c client.Client, mapper meta.RESTMapper, recorder events.Even
 // Forbid tick and may be pruned).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	r := NewReconciler(mgr.GetClient(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
-	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
-	if opts.SkipNameValidation {
-		skip := true
-		copts.SkipNameValidation = &skip
-	}
+	copts := r.opts.Controller()
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenajob").
 		For(&v1alpha1.ArenaJob{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},

@@ -29,6 +29,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -113,7 +114,7 @@ func newJob(t *testing.T, cron string, policy v1alpha1.ArenaJobConcurrencyPolicy
 // restart replaces the reconciler, as an operator restart does: nothing is
 // kept but what is in the API server.
 func (h *harness) restart() {
-	h.r = NewReconciler(direct, testMgr.GetRESTMapper(), testMgr.GetEventRecorder(ControllerName), Options{Clock: h.clock, License: h.lic})
+	h.r = NewReconciler(direct, testMgr.GetRESTMapper(), testMgr.GetEventRecorder(ControllerName), Options{Common: ctrlopts.Common{Clock: h.clock, License: h.lic}})
 }
 
 func (h *harness) reconcile() ctrl.Result {

@@ -38,11 +38,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -51,6 +49,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
@@ -76,23 +75,18 @@ const (
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 2).
+	ctrlopts.Common
 	// Source is how repositories are reached: the content root, whether
 	// http is allowed, the time and size bounds.
 	Source source.Config
-	// Clock stamps condition transitions and times the backoff. Default:
-	// the real clock.
-	Clock clock.PassiveClock
-	// License is the licence handed to the rules as a fact (nil:
-	// open-core).
-	License rules.LicenseSource
 	// RefreshInterval is how often a Ready project is looked at again.
 	// Default 5m.
 	RefreshInterval time.Duration
 	// MinBackoff and MaxBackoff bound the per-project retry after a failed
 	// look. Defaults 10s and 10m.
 	MinBackoff, MaxBackoff time.Duration
-	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
-	MaxConcurrentReconciles int
 	// Fetcher lists external repositories' refs outside the reconcile
 	// (shared with the ArenaRun controller). Nil: NewReconciler makes one
 	// with the default bounds, and SetupWithManager adds it to the
@@ -102,15 +96,10 @@ type Options struct {
 	// reconciled again if the fetcher's notification has not come first.
 	// Default 15s.
 	FetchPoll time.Duration
-	// SkipNameValidation lets tests register the controller in several
-	// managers of one process.
-	SkipNameValidation bool
 }
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
+	o.Common = o.Common.WithDefaults(2)
 	if o.RefreshInterval <= 0 {
 		o.RefreshInterval = DefaultRefreshInterval
 	}
@@ -119,9 +108,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBackoff < o.MinBackoff {
 		o.MaxBackoff = max(DefaultMaxBackoff, o.MinBackoff)
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 2
 	}
 	if o.Fetcher == nil {
 		o.Fetcher = source.NewFetcher(source.FetcherOptions{})
@@ -188,11 +174,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
-	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
-	if opts.SkipNameValidation {
-		skip := true
-		copts.SkipNameValidation = &skip
-	}
+	copts := r.opts.Controller()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("arenaproject").
 		For(&v1alpha1.ArenaProject{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).

@@ -38,6 +38,7 @@ import (
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -98,9 +99,9 @@ func runMain(m *testing.M) int {
 	must(err)
 	licence.Set(gitLicence())
 	must(SetupWithManager(mgr, Options{
-		License: licence,
-		Clock:   clocktesting.NewFakeClock(t0),
-		Source:  source.Config{ContentRoot: contentRoot, CredentialHosts: []string{allowedGitHost}, ListTimeout: 5 * time.Second},
+		Common: ctrlopts.Common{License: licence, Clock: clocktesting.NewFakeClock(t0)},
+
+		Source: source.Config{ContentRoot: contentRoot, CredentialHosts: []string{allowedGitHost}, ListTimeout: 5 * time.Second},
 	}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -349,7 +350,7 @@ func TestExternalProjectDoesNotWaitForTheServer(t *testing.T) {
 	// reconciles the project, and also only queues a listing). The time
 	// bound only keeps a reconcile that does wait from hanging the test.
 	r := NewReconciler(direct, nil, direct.RESTMapper(), nil, Options{
-		License: licence, Clock: clocktesting.NewFakeClock(t0),
+		Common: ctrlopts.Common{License: licence, Clock: clocktesting.NewFakeClock(t0)},
 		Source: source.Config{ContentRoot: contentRoot, ListTimeout: 5 * time.Second},
 	})
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "slow"}})

@@ -42,12 +42,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -59,6 +56,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
@@ -94,8 +92,9 @@ type TenantCredentials interface {
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
-	// Clock gives startTime, completionTime and condition times. Default: real.
-	Clock clock.PassiveClock
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 4).
+	ctrlopts.Common
 	// Resolver resolves a run's ref on its ArenaProject. Nil: runs whose
 	// project is Ready wait with SourceResolverUnavailable.
 	Resolver SourceResolver
@@ -130,8 +129,6 @@ type Options struct {
 	QuotaRetry time.Duration
 	// ResultTTL bounds how long a finished run's queue keys stay. Default 24h.
 	ResultTTL time.Duration
-	// License is the licence handed to the rules (nil: open-core).
-	License rules.LicenseSource
 	// RedisResolver resolves the host names of queue Redis URLs (a
 	// serviceRef group's <name>.<namespace>.svc); the egress guard checks the
 	// addresses it returns. Nil: the system resolver. Tests point it at a
@@ -142,8 +139,6 @@ type Options struct {
 	// run's own status (uncached). SetupWithManager
 	// defaults it to the manager's APIReader.
 	SecretReader client.Reader
-	// SkipNameValidation lets tests register the controller in several managers.
-	SkipNameValidation bool
 	// ContentRoot is the workspace content volume's mount
 	// (--workspace-content-path): where runs keep their default output
 	// (output.go). Empty: every run's default output is scratch and no
@@ -169,9 +164,7 @@ type Options struct {
 const DefaultWorkerImage = "ghcr.io/altairalabs/omnia-arena-worker:latest"
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
+	o.Common = o.Common.WithDefaults(4)
 	if o.WorkerImage == "" {
 		o.WorkerImage = DefaultWorkerImage
 	}
@@ -251,10 +244,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	copts := controller.Options{MaxConcurrentReconciles: 4}
-	if opts.SkipNameValidation {
-		copts.SkipNameValidation = ptr.To(true)
-	}
+	copts := r.opts.Controller()
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("arenarun").
 		For(&v1alpha1.ArenaRun{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},

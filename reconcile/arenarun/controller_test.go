@@ -33,6 +33,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -144,7 +145,7 @@ func runMain(m *testing.M) int {
 		opts Options
 	}{
 		{"!" + outputTestLabel, Options{}},
-		{outputTestLabel + "=content", Options{ContentRoot: contentRoot, Clock: contentClock}},
+		{outputTestLabel + "=content", Options{ContentRoot: contentRoot, Common: ctrlopts.Common{Clock: contentClock}}},
 		// Per-namespace Redis credentials on an operator-wide queue whose
 		// admin user may not (yet) run ACL (tenantcreds_test.go).
 		{outputTestLabel + "=" + tenantCredsLabel, Options{DefaultRedisURL: limitedAdminURL, TenantCredentials: provisioner}},

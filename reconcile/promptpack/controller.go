@@ -33,11 +33,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -45,6 +43,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
@@ -70,16 +69,9 @@ const ConfigMapNameIndex = "spec.source.configMapRef.name"
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
-	// Clock stamps condition transitions. Default: the real clock.
-	Clock clock.PassiveClock
-	// License is the licence handed to the rules as a fact (the operator's
-	// licensing.Store, so a licence reload takes effect; nil: open-core).
-	License rules.LicenseSource
-	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
-	MaxConcurrentReconciles int
-	// SkipNameValidation lets tests register the controller in several
-	// managers of one process.
-	SkipNameValidation bool
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 2).
+	ctrlopts.Common
 	// Policies are the platform team's ValidationPolicies in force (the
 	// operator's policies.Store): their rules for PromptPack set policy
 	// conditions (policycheck), and a change re-reconciles every ConfigMap-sourced pack.
@@ -88,12 +80,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 2
-	}
+	o.Common = o.Common.WithDefaults(2)
 	return o
 }
 
@@ -125,11 +112,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("promptpack controller: indexing %s: %w", ConfigMapNameIndex, err)
 	}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper(), mgr.GetEventRecorder(ControllerName), opts)
-	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
-	if opts.SkipNameValidation {
-		skip := true
-		copts.SkipNameValidation = &skip
-	}
+	copts := r.opts.Controller()
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("promptpack").
 		For(&v1alpha1.PromptPack{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},

@@ -32,6 +32,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -79,7 +80,7 @@ func runMain(m *testing.M) int {
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.ConfigMap{}}}},
 	})
 	must(err)
-	must(SetupWithManager(testMgr, Options{Clock: clocktesting.NewFakeClock(t0)}))
+	must(SetupWithManager(testMgr, Options{Common: ctrlopts.Common{Clock: clocktesting.NewFakeClock(t0)}}))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -309,7 +310,7 @@ func newCountingReconciler(t *testing.T) (*Reconciler, *writeCounter) {
 			return c.SubResource(sub).Patch(ctx, obj, p, opts...)
 		},
 	})
-	return NewReconciler(c, nil, testMgr.GetRESTMapper(), nil, Options{Clock: clocktesting.NewFakeClock(t0)}), w
+	return NewReconciler(c, nil, testMgr.GetRESTMapper(), nil, Options{Common: ctrlopts.Common{Clock: clocktesting.NewFakeClock(t0)}}), w
 }
 
 func reconcileOnce(t *testing.T, r *Reconciler, key client.ObjectKey) {

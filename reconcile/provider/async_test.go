@@ -13,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
@@ -46,7 +47,7 @@ func newCountingVendor(t *testing.T) *countingVendor {
 // prober and a running asynchronous one on clk.
 func asyncReconciler(t *testing.T, clk *clocktesting.FakeClock) *Reconciler {
 	t.Helper()
-	opts := Options{Clock: clk, ProbeTimeout: 2 * time.Second}.withDefaults()
+	opts := Options{Common: ctrlopts.Common{Clock: clk}, ProbeTimeout: 2 * time.Second}.withDefaults()
 	return &Reconciler{
 		prober: NewProber(nil, opts.ProbeTimeout),
 		probes: startProber(t, prober.Options{Clock: clk}),

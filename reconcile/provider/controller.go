@@ -51,11 +51,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -64,6 +62,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/internal/requeue"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
@@ -102,9 +101,9 @@ const SecretNameIndex = "spec.credential.secretRef.name"
 
 // Options configure the controller. Zero values take the defaults.
 type Options struct {
-	// Clock gives the time conditions and the endpoint grace are measured
-	// with. Default: the real clock.
-	Clock clock.PassiveClock
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 4).
+	ctrlopts.Common
 	// HTTPClient sends the probes. Default: a client with netguard's
 	// transport (no link-local or cloud-metadata address, no proxy).
 	// Redirects are never followed, whatever the client says.
@@ -134,14 +133,6 @@ type Options struct {
 	// DefaultEndpoints are the vendor endpoints used without spec.baseURL.
 	// Default: DefaultEndpoints.
 	DefaultEndpoints map[v1alpha1.ProviderType]string
-	// License is the licence handed to the rules as a fact (the operator's
-	// licensing.Store, so a licence reload takes effect; nil: open-core).
-	License rules.LicenseSource
-	// MaxConcurrentReconciles bounds parallel reconciles. Default 4.
-	MaxConcurrentReconciles int
-	// SkipNameValidation lets tests register the controller in several
-	// managers of one process.
-	SkipNameValidation bool
 	// Policies are the platform team's policies in force (the operator's
 	// policies.Store): their rules for Provider set policy conditions
 	// (policycheck), and a change re-reconciles every Provider. Nil: no
@@ -155,9 +146,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
+	o.Common = o.Common.WithDefaults(4)
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = 10 * time.Second
 	}
@@ -172,9 +161,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DefaultEndpoints == nil {
 		o.DefaultEndpoints = DefaultEndpoints
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 4
 	}
 	return o
 }
@@ -240,11 +226,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	copts := controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles}
-	if opts.SkipNameValidation {
-		skip := true
-		copts.SkipNameValidation = &skip
-	}
+	copts := r.opts.Controller()
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("provider").
 		For(&v1alpha1.Provider{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},

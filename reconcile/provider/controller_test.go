@@ -34,6 +34,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -50,10 +51,9 @@ var (
 	// health interval long enough that only events (and the test's explicit
 	// reconciles) drive it.
 	managerOpts = Options{
-		Clock:               fakeClock,
+		Common:              ctrlopts.Common{Clock: fakeClock, SkipNameValidation: true},
 		ProbeTimeout:        500 * time.Millisecond,
 		HealthCheckInterval: time.Hour,
-		SkipNameValidation:  true,
 	}
 )
 

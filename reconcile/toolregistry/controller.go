@@ -41,7 +41,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,6 +54,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/netguard"
@@ -74,9 +74,9 @@ const ControllerName = "toolregistry-controller"
 
 // Options configure the controller. The zero value is production's.
 type Options struct {
-	// Clock is the time source of probes, lastChecked, lastDiscoveryTime and
-	// condition transitions. Defaults to the real clock.
-	Clock clock.PassiveClock
+	// Common are the clock, licence, workers and test switch every
+	// controller takes (default workers: 2).
+	ctrlopts.Common
 	// Dialer opens probe connections. Defaults to netguard's dialer, which
 	// refuses link-local and cloud-metadata addresses after DNS resolution,
 	// for every handler type.
@@ -91,11 +91,6 @@ type Options struct {
 	// CRDCheckInterval is how often the ToolPolicy CRD is re-checked
 	// through discovery. Default 30s.
 	CRDCheckInterval time.Duration
-	// License is the licence rules see (the operator's licensing.Store, so a
-	// licence reload takes effect; nil: open-core).
-	License rules.LicenseSource
-	// MaxConcurrentReconciles bounds parallel reconciles. Default 2.
-	MaxConcurrentReconciles int
 	// Policies are the platform team's ValidationPolicies in force (the
 	// operator's policies.Store): their rules for ToolRegistry set policy
 	// conditions (policycheck), and a change re-reconciles every registry.
@@ -104,9 +99,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
+	o.Common = o.Common.WithDefaults(2)
 	if o.Dialer == nil {
 		o.Dialer = netguard.NewDialer(nil)
 	}
@@ -118,9 +111,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CRDCheckInterval <= 0 {
 		o.CRDCheckInterval = DefaultCRDCheckInterval
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 2
 	}
 	return o
 }
@@ -176,7 +166,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// Each stored probe result reconciles its registry.
 		WatchesRawSource(source.Channel(p.Events(ProberKind), &handler.EnqueueRequestForObject{}))
 	c, err = policycheck.Watch(b, opts.Policies, "ToolRegistry", r.client, func() client.ObjectList { return &v1alpha1.ToolRegistryList{} }).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		WithOptions(opts.Controller()).
 		Build(r)
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
@@ -194,7 +195,7 @@ func newDirectReconciler(t *testing.T, clk *clocktesting.FakeClock, d Dialer) (*
 	stop := make(chan struct{})
 	b.StartRecordingToSink(stop)
 	t.Cleanup(func() { close(stop); b.Shutdown() })
-	opts := Options{Clock: clk, Dialer: d}.withDefaults()
+	opts := Options{Common: ctrlopts.Common{Clock: clk}, Dialer: d}.withDefaults()
 	return &Reconciler{
 		client:   w.client(t),
 		mapper:   mapper,

@@ -14,6 +14,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenaproject"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenarun"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -57,7 +58,7 @@ func SetupProject(mgr ctrl.Manager, c Config) error {
 	if err := c.withFetcher(mgr); err != nil {
 		return err
 	}
-	return arenaproject.SetupWithManager(mgr, arenaproject.Options{License: c.License, Source: c.Source, Fetcher: c.Fetcher})
+	return arenaproject.SetupWithManager(mgr, arenaproject.Options{Common: ctrlopts.Common{License: c.License}, Source: c.Source, Fetcher: c.Fetcher})
 }
 
 // withFetcher gives c a fetcher added to mgr when it has none.
@@ -84,7 +85,7 @@ func SetupRun(mgr ctrl.Manager, c Config) error {
 		DefaultRedisURL:   c.QueueRedisURL,
 		TenantCredentials: c.TenantCredentials,
 		WorkerImage:       c.WorkerImage,
-		License:           c.License,
+		Common:            ctrlopts.Common{License: c.License},
 		// Runs keep their default output on the workspace content volume
 		// (arenajob.md § Without output).
 		ContentRoot: c.Source.ContentRoot,
@@ -96,7 +97,7 @@ func SetupRun(mgr ctrl.Manager, c Config) error {
 // (once, or on every cron tick), applies the concurrency policy, prunes the
 // run history and writes the job's scheduling status.
 func SetupJob(mgr ctrl.Manager, c Config) error {
-	return arenajob.SetupWithManager(mgr, arenajob.Options{License: c.License, Clock: c.JobClock, Policies: c.Policies})
+	return arenajob.SetupWithManager(mgr, arenajob.Options{Common: ctrlopts.Common{License: c.License, Clock: c.JobClock}, Policies: c.Policies})
 }
 
 // Setup registers the three Arena controllers, sharing one fetcher.

@@ -22,6 +22,7 @@ import (
 	"github.com/altairalabs/omnia/arena/queue"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/arenarun"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/test/arenaworker"
 	"github.com/altairalabs/omnia/test/controlplane"
 	testredis "github.com/altairalabs/omnia/test/redis"
@@ -66,7 +67,7 @@ func TestRunOnLocalCluster(t *testing.T) {
 			Scenarios: []string{"a.yaml", "b.yaml"}}, nil
 	})
 	if err := arenarun.SetupWithManager(mgr, arenarun.Options{Resolver: resolver, DefaultRedisURL: redisURL,
-		PollInterval: 200 * time.Millisecond, License: enterprise(), SkipNameValidation: true}); err != nil {
+		PollInterval: 200 * time.Millisecond, Common: ctrlopts.Common{License: enterprise(), SkipNameValidation: true}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
