@@ -17,7 +17,7 @@ import (
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
-// Issue 24 (P1 #6): podOverrides is pod creation in the author's hands. The
+// podOverrides is pod creation in the author's hands. The
 // API server, calling the operator's webhook, refuses an AgentRuntime whose
 // pod breaks the Pod Security Standard in force — the operator's floor
 // (--pod-security-level, here the default baseline) or its namespace's

@@ -41,7 +41,7 @@ func newProvisioner(t *testing.T) *Provisioner {
 	return p
 }
 
-// TestTenantCannotReachAnotherNamespace: the attack of issue 24 P1 5. With
+// TestTenantCannotReachAnotherNamespace: the cross-tenant attack. With
 // one shared URL, tenant A read tenant B's results; with its own
 // credential, every key outside its namespace, the password hash and the
 // server-wide commands answer NOPERM, while its own Arena and async keys

@@ -9,7 +9,7 @@ import (
 )
 
 // Which hosts an agent may claim on the platform's shared default-exposure
-// Gateway (agentruntime.md § facades[].expose; issue 24, hostname
+// Gateway (agentruntime.md § facades[].expose; the attack is hostname
 // squatting). Every exposed facade gets an HTTPRoute on the one Gateway
 // every namespace shares, so expose.host is a claim on a hostname that
 // every other tenant's agents share too. Left free, a tenant routes another

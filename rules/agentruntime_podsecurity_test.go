@@ -94,7 +94,7 @@ func TestAgentRuntimePodSecurityRule(t *testing.T) {
 		{name: "accepted: hostPath with the floor at privileged and no namespace label", mutate: extraVolumes(hostRoot),
 			facts: withPodSecurity("privileged", "", nil, "")},
 
-		// The attack of issue 24 P1 #6.
+		// The attack: the node's root filesystem mounted into the agent.
 		{name: "rejected: hostPath / in podOverrides.extraVolumes", mutate: extraVolumes(hostRoot),
 			want: []ruleWant{{id, "spec.podOverrides.extraVolumes[0]"}}},
 		{name: "rejected: a hostPath spelled HostPath (the builder decodes it as one)", mutate: extraVolumes(`{"name":"root","HostPath":{"path":"/"}}`),

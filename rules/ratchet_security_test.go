@@ -21,7 +21,7 @@ type securityRatchetCase struct {
 	wantRatcheted []string // rule|field let through as warnings
 }
 
-// TestSecurityRulesRatchet: the hostile-tenant rules of issue 24 refuse only
+// TestSecurityRulesRatchet: the hostile-tenant rules refuse only
 // what an update newly breaks. An agent admitted before its namespace was
 // labelled restricted, or a project created before arenaproject/git-url
 // existed, can still be relabelled (and its finalizer removed); a change

@@ -44,9 +44,9 @@ func TestSeverityOverridesRefuseWhatTheyCannotAffect(t *testing.T) {
 // TestAdmissionFactsRules: the rules the webhook runs with cluster facts are
 // exactly those the spec says it refuses with them (agentruntime.md,
 // promptPackRef: a version or track on a live PromptPack, a rollout of one),
-// the RuntimeClass limit (issue 24: the Workspace's own class is allowed
+// the RuntimeClass limit (the Workspace's own class is allowed
 // besides the operator's list, so the webhook reads the Workspace) and the
-// hostile expose.host issue 24 says it refuses (outside the namespace's
+// hostile expose.host it refuses (outside the namespace's
 // domain and its Workspace's grants).
 func TestAdmissionFactsRules(t *testing.T) {
 	var got []string

@@ -35,7 +35,8 @@ type boundStep struct {
 }
 
 // TestEveryListBoundHolds is the accepted and rejected case of every list
-// bound (issue 24 P2: every list has a maxItems; hack/crdbounds sets the
+// bound (every list has a maxItems, so no tenant can make a controller
+// walk an unbounded one; hack/crdbounds sets the
 // ones no marker sets, docs/api-bounds.md lists them). There are about two
 // hundred, so the cases are derived from the schema, not written by hand:
 // for each bound, an object holding exactly maxItems filler items at that

@@ -38,7 +38,7 @@ import (
 // error (deploy/apply joins the deny findings with "; ").
 var resultFinding = regexp.MustCompile(`\[([a-z]+/[^\]]+)\] ([^:]+): `)
 
-// TestSameAnswerDeployAPI is issue #10's same-answer test: an intent agent
+// TestSameAnswerDeployAPI is the deploy API's same-answer test: an intent agent
 // the catalog denies gets the same rule IDs at the same fields
 //
 //	(a) from the deploy API (the operator binary, over TLS with a minted

@@ -93,7 +93,7 @@ func loadSameAnswerCases(t *testing.T) []sameAnswerCase {
 
 // webhookDenyRule reports whether a rule is one the webhook alone enforces
 // and refuses with: a Go rule of the admission stage, deny by default, of a
-// kind issue #3 names. A retired-field rule is not: the API server refuses
+// kind the webhook validates. A retired-field rule is not: the API server refuses
 // (strict) or drops the field before a webhook sees it
 // (testdata/strict-rows.yaml has its row).
 func webhookDenyRule(r *rules.Rule) bool {
@@ -220,8 +220,8 @@ func splitOffline(kind string, fs []rules.Finding) offlineAnswer {
 	return a
 }
 
-// TestSameAnswer is issue #3's "same answer everywhere", made as strict as
-// kubectl apply by issue #7: every row of the schema tables (accepted and
+// TestSameAnswer is "the same answer everywhere", as strict as
+// kubectl apply: every row of the schema tables (accepted and
 // rejected), of the webhook-only rules and of testdata/strict-rows.yaml
 // (unknown fields, object metadata, updates) goes to the real API server —
 // the CRDs installed, strict field validation, the webhooks registered over

@@ -54,8 +54,8 @@ func jwksOf(t *testing.T, signers ...*authtest.Signer) []byte {
 	return data
 }
 
-// TestURLKeysKnownKidDoesNotWaitForAFetch is issue 24's P2 "the JWKS key
-// lookup does not hold its lock across a network fetch": while a fetch
+// TestURLKeysKnownKidDoesNotWaitForAFetch: the JWKS key
+// lookup does not hold its lock across a network fetch: while a fetch
 // stalls on a slow JWKS server (held by the test, not timed), a token
 // whose kid is already known verifies, both when the fetch is for a kid the
 // keys lack (a rotation) and when it refreshes a stale set; the lookup of

@@ -51,7 +51,7 @@ func configMaps(t *testing.T, ns string) int {
 	return n
 }
 
-// TestTokenCannotPickTheNamespace is issue 24's P1 item 8: whoever mints
+// TestTokenCannotPickTheNamespace: whoever mints
 // tokens must not pick the namespace. A token for workspace A (an owner's)
 // whose namespace claim is workspace B's namespace is refused with 403 on
 // every route, and nothing is written to B; a token whose claim is A's own

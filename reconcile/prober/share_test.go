@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// TestNamespaceCannotStarveOthers is the attack of issue 24 (P1 item 9):
+// TestNamespaceCannotStarveOthers is the starvation attack:
 // one namespace submits a whole queue's worth of probes while the only
 // worker is busy. Only its share is queued, the rest is dropped and counted,
 // and another namespace's probe is still queued and run.

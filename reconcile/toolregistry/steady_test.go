@@ -12,7 +12,7 @@ import (
 )
 
 // TestSteadyProbingWritesNothing: probe rounds that find the endpoint as the
-// status already says write nothing (issue #13: 0 writes in steady state),
+// status already says write nothing (0 writes in steady state),
 // whether the endpoint stays up or stays down; a round that flips it writes
 // once, with lastChecked at that round's time.
 func TestSteadyProbingWritesNothing(t *testing.T) {

@@ -1,4 +1,5 @@
-// Package faults is the fault-injection scenario of issue #13 §5, shared by
+// Package faults is the fault-injection scenario (a stream of creates and
+// updates while the operator's replicas are killed and restarted), shared by
 // `make perf-faults` (hack/perf/faults; PERF_QUICK=1 for its quick
 // variant, which is too slow for make test): a steady stream of creates and updates, valid and
 // invalid, against the local cluster with two operator replicas behind a

@@ -11,7 +11,7 @@ import (
 	"github.com/altairalabs/omnia/reconcile/arenajob"
 )
 
-// The scheduled ArenaJobs' check (issue #13 §5: no tick is run twice and
+// The scheduled ArenaJobs' check (no tick is run twice and
 // no ArenaRun is duplicated). It is pure: the scenario gathers what it
 // reads (the job, its runs, its events, the items the in-process workers
 // executed, the queues' totals) and JudgeTicks decides.

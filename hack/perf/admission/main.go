@@ -1,5 +1,5 @@
 // Command admission measures what the webhooks add to a create on the real
-// API server (`make perf-admission`, issue #13 §2): creates of the spec
+// API server (`make perf-admission`): creates of the spec
 // examples through client-go, with the operator's
 // ValidatingWebhookConfigurations registered and without them (the
 // operator running in both modes, so the only difference is admission),

@@ -10,7 +10,7 @@ import (
 	"github.com/altairalabs/omnia/test/faults"
 )
 
-// The scheduled ArenaJobs' part of the section (issue #13 §5: no tick is
+// The scheduled ArenaJobs' part of the section (no tick is
 // run twice and no ArenaRun is duplicated).
 
 // arenaTarget: a duplicate (a tick with two runs, an item executed twice)

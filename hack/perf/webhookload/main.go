@@ -1,5 +1,5 @@
 // Command webhookload measures the operator's webhook server under load
-// (`make perf-webhook`, issue #13 §1): AdmissionReviews of the spec
+// (`make perf-webhook`): AdmissionReviews of the spec
 // examples and of refused objects, sent open-loop over TLS on loopback to
 // the operator binary at 500, 1,000 and 2,000 reviews/s, with latency from
 // each review's scheduled send time, errors by kind, and the operator's CPU

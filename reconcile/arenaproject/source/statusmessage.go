@@ -13,8 +13,8 @@ import (
 // replaces the underlying error with its class: a dial error, a TLS
 // failure or an HTTP body is the remote server's text, or the network's
 // layout (addresses, resolvers), which a tenant who wrote the URL should
-// not be able to read back through the status (issue 24 P2: coarse
-// reasons). The log line keeps the whole error.
+// not be able to read back through the status (so the status carries
+// coarse reasons). The log line keeps the whole error.
 func StatusMessage(err error) string {
 	var e *Error
 	if err == nil || !errors.As(err, &e) || e.Reason != ReasonFetchFailed || e.Err == nil {

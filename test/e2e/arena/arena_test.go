@@ -171,9 +171,9 @@ var _ = Describe("Arena on the local cluster", Ordered, func() {
 	})
 
 	It("gives each namespace's workers a Redis credential that reaches only that namespace's runs", func() {
-		// Issue 24 P1 5: the operator-wide queue's URL and password were
-		// in every namespace's run Secret, so one tenant read, forged or
-		// drained another's queue. Each run's Secret now holds its
+		// The attack: with the operator-wide queue's URL and password in
+		// every namespace's run Secret, one tenant could read, forge or
+		// drain another's queue. Each run's Secret holds its
 		// namespace's own Redis user (the suite's Redis has a password, as
 		// a production one would, so nobody gets in without one).
 		nsA, _ := fx.Namespace(ctx, "arena-acl-a")

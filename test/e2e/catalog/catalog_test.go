@@ -351,7 +351,7 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 			c := meta.FindStatusCondition(tr.Status.Conditions, v1alpha1.ToolRegistryConditionHandlersValid)
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Reason).To(Equal(rules.ToolRegistryReasonValidationFailed))
+			g.Expect(c.Reason).To(Equal(v1alpha1.ToolRegistryReasonValidationFailed))
 			g.Expect(c.Message).To(ContainSubstring("[toolregistry/platform-service-served] spec.handlers[0].platform.service"))
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 	})
