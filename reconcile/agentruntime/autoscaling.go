@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 )
 
@@ -57,14 +58,14 @@ var _ autoscalingFacts = (*clusterfacts.Facts)(nil)
 // service group default, looked up only when the agent sets no
 // spec.runtime.autoscaling) and res.KEDAUnavailable (asked only when KEDA
 // is the autoscaler in effect, so agents without it cost no discovery).
-func resolveAutoscaling(ar *v1alpha1.AgentRuntime, facts autoscalingFacts, res *Resolved) {
+func resolveAutoscaling(ar *v1alpha1.AgentRuntime, facts autoscalingFacts, res *workload.Resolved) {
 	res.DefaultAutoscaling = nil
 	if rt := ar.Spec.Runtime; rt == nil || rt.Autoscaling == nil {
 		res.DefaultAutoscaling = serviceGroupAutoscaling(ar, facts)
 	}
 	res.KEDAUnavailable = false
-	if a := EffectiveAutoscaling(ar, res); a != nil && a.Type == autoscalerKEDA {
-		res.KEDAUnavailable = !facts.CRDInstalled(KEDAGroupKind)
+	if a := workload.EffectiveAutoscaling(ar, res); a != nil && a.Type == autoscalerKEDA {
+		res.KEDAUnavailable = !facts.CRDInstalled(workload.KEDAGroupKind)
 	}
 }
 
@@ -107,8 +108,8 @@ type autoscalingOutcome struct {
 // first when the agent owns one, so two autoscalers never fight over the
 // Deployment. A stale ScaledObject is looked for only once KEDA is known
 // to be served (Reconciler.kedaServed).
-func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (autoscalingOutcome, error) {
-	a := capAutoscaling(EffectiveAutoscaling(ar, res), res.ReplicaCap)
+func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved) (autoscalingOutcome, error) {
+	a := capAutoscaling(workload.EffectiveAutoscaling(ar, res), res.ReplicaCap)
 	out := autoscalingOutcome{kedaNotInstalled: res.KEDAUnavailable && requestsKEDA(ar, res)}
 	if res.ScaleToZero {
 		// Held at zero replicas "whatever else the spec asks": an
@@ -119,20 +120,20 @@ func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRun
 		out.applied = a.Type
 	}
 	if out.applied != autoscalerHPA {
-		if err := r.deleteOwned(ctx, ar, &autoscalingv2.HorizontalPodAutoscaler{}, HPAName(ar)); err != nil {
+		if err := r.deleteOwned(ctx, ar, &autoscalingv2.HorizontalPodAutoscaler{}, workload.HPAName(ar)); err != nil {
 			return out, err
 		}
 	}
 	if out.applied != autoscalerKEDA && r.kedaServed.Load() {
-		if err := r.deleteOwned(ctx, ar, newScaledObject(), ScaledObjectName(ar)); err != nil {
+		if err := r.deleteOwned(ctx, ar, workload.NewScaledObject(), workload.ScaledObjectName(ar)); err != nil {
 			return out, err
 		}
 	}
 	switch out.applied {
 	case autoscalerHPA:
-		return out, r.apply(ctx, HorizontalPodAutoscaler(ar, a))
+		return out, r.apply(ctx, workload.HorizontalPodAutoscaler(ar, a))
 	case autoscalerKEDA:
-		if err := r.apply(ctx, ScaledObject(ar, a)); err != nil {
+		if err := r.apply(ctx, workload.ScaledObject(ar, a)); err != nil {
 			return out, err
 		}
 		r.kedaServed.Store(true)
@@ -149,10 +150,10 @@ func capAutoscaling(a *v1alpha1.AgentRuntimeAutoscaling, limit *int32) *v1alpha1
 		return a
 	}
 	out := a.DeepCopy()
-	if maxR := ptr.Deref(out.MaxReplicas, DefaultAutoscalingMaxReplicas); maxR > *limit {
+	if maxR := ptr.Deref(out.MaxReplicas, workload.DefaultAutoscalingMaxReplicas); maxR > *limit {
 		out.MaxReplicas = ptr.To(*limit)
 	}
-	if minR := ptr.Deref(out.MinReplicas, DefaultAutoscalingMinReplicas); minR > *limit {
+	if minR := ptr.Deref(out.MinReplicas, workload.DefaultAutoscalingMinReplicas); minR > *limit {
 		out.MinReplicas = ptr.To(*limit)
 	}
 	return out
@@ -160,10 +161,10 @@ func capAutoscaling(a *v1alpha1.AgentRuntimeAutoscaling, limit *int32) *v1alpha1
 
 // requestsKEDA reports whether the agent (or its service group) asks for
 // KEDA autoscaling, whether or not KEDA is installed.
-func requestsKEDA(ar *v1alpha1.AgentRuntime, res *Resolved) bool {
+func requestsKEDA(ar *v1alpha1.AgentRuntime, res *workload.Resolved) bool {
 	asked := *res
 	asked.KEDAUnavailable = false
-	a := EffectiveAutoscaling(ar, &asked)
+	a := workload.EffectiveAutoscaling(ar, &asked)
 	return a != nil && a.Type == autoscalerKEDA
 }
 
@@ -216,9 +217,9 @@ func autoscalingCondition(o autoscalingOutcome, gen int64) metav1.Condition {
 func (r *Reconciler) watchAutoscalers(b *builder.Builder, mapper meta.RESTMapper) *builder.Builder {
 	onSpec := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	b = b.Owns(&autoscalingv2.HorizontalPodAutoscaler{}, onSpec)
-	if clusterfacts.Installed(mapper, KEDAGroupKind) {
+	if clusterfacts.Installed(mapper, workload.KEDAGroupKind) {
 		r.kedaServed.Store(true)
-		b = b.Owns(newScaledObject(), onSpec)
+		b = b.Owns(workload.NewScaledObject(), onSpec)
 	}
 	return b
 }

@@ -98,7 +98,7 @@ type Reconciler struct {
 	// no discovery request per reconcile.
 	kedaServed atomic.Bool
 	// istio caches whether Istio's VirtualService kind is served, for
-	// rollout traffic routing (istio.go).
+	// rollout traffic routing (istio_availability.go).
 	istio istioAvailability
 	// secretKeys remembers the Provider credential Secrets' key names by
 	// resourceVersion (secretkeys.go); nil reads the Secret every time.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -37,7 +38,7 @@ import (
 // With a default-exposure Gateway configured (ExposureOptions.Gateway, the
 // operator's --default-exposure-gateway, Helm defaultExposure), every
 // facade that sets expose.enabled with its data plane on gets one
-// operator-owned HTTPRoute (httproute.go): `<agent>-facade` for the
+// operator-owned HTTPRoute (workload/httproute.go): `<agent>-facade` for the
 // primary, `<agent>-<type>` for a secondary one, on the host
 // rules.AgentRuntimeExposedFacades gives, to the facade's Service port,
 // matching the root path, with the Gateway as its parent. Routes of
@@ -66,39 +67,11 @@ const (
 // the Gateway API's types.
 var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
 
-// GatewayRef names the default-exposure Gateway and, optionally, the
-// listener (sectionName) the routes attach to.
-type GatewayRef struct {
-	Namespace, Name, SectionName string
-}
-
-// ParseGatewayRef parses `<namespace>/<name>[/<sectionName>]`.
-func ParseGatewayRef(s string) (GatewayRef, error) {
-	parts := strings.Split(s, "/")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] == "") {
-		return GatewayRef{}, fmt.Errorf("gateway %q: want <namespace>/<name>[/<sectionName>]", s)
-	}
-	g := GatewayRef{Namespace: parts[0], Name: parts[1]}
-	if len(parts) == 3 {
-		g.SectionName = parts[2]
-	}
-	return g, nil
-}
-
-// String is the `<namespace>/<name>[/<sectionName>]` form.
-func (g GatewayRef) String() string {
-	s := g.Namespace + "/" + g.Name
-	if g.SectionName != "" {
-		s += "/" + g.SectionName
-	}
-	return s
-}
-
 // ExposureOptions configure the group (cmd/omnia-operator sets them).
 type ExposureOptions struct {
 	// Gateway is the platform's default-exposure Gateway; nil: exposure is
 	// off and expose.enabled does nothing.
-	Gateway *GatewayRef
+	Gateway *workload.GatewayRef
 	// BaseDomain is the domain the default hosts are under
 	// (`<agent>.<namespace>.<baseDomain>`); required with Gateway.
 	BaseDomain string
@@ -167,7 +140,7 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 	}
 	gw := r.opts.Exposure.Gateway
 	watchGateway := gw != nil && clusterfacts.Installed(mapper, GatewayGroupKind)
-	var cachedGateway *GatewayRef
+	var cachedGateway *workload.GatewayRef
 	if watchGateway {
 		cachedGateway = gw
 	}
@@ -208,9 +181,9 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 // HTTP client): the operator's HTTPRoutes, selected by LabelManagedBy, and
 // the Gateway gw names (nil: no Gateway), selected by name in its
 // namespace. Managed fields are dropped, as in the manager's cache.
-func newExposureCache(cfg *rest.Config, opts cache.Options, gw *GatewayRef) (cache.Cache, error) {
+func newExposureCache(cfg *rest.Config, opts cache.Options, gw *workload.GatewayRef) (cache.Cache, error) {
 	opts.ByObject = map[client.Object]cache.ByObject{
-		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})},
+		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{workload.LabelManagedBy: workload.ManagedByValue})},
 	}
 	if gw != nil {
 		opts.ByObject[&gatewayv1.Gateway{}] = cache.ByObject{
@@ -290,7 +263,7 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	var list gatewayv1.HTTPRouteList
-	if err := opts.routes.List(ctx, &list, client.InNamespace(ar.Namespace), client.MatchingLabels{LabelAgent: ar.Name}); err != nil {
+	if err := opts.routes.List(ctx, &list, client.InNamespace(ar.Namespace), client.MatchingLabels{workload.LabelAgent: ar.Name}); err != nil {
 		return fmt.Errorf("listing HTTPRoutes: %w", err)
 	}
 	live := map[string]*gatewayv1.HTTPRoute{}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -149,7 +150,7 @@ func setRolloutActive(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime
 
 // applyRollout runs after the stable Deployment is applied: the candidate
 // Deployment, the step machine and the traffic routing.
-func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	if stale, err := r.freshRollout(ctx, ar, in); err != nil || stale {
 		return err
 	}
@@ -263,7 +264,7 @@ func (r *Reconciler) rolloutEnded(ctx context.Context, ar *v1alpha1.AgentRuntime
 
 // rolloutRun: the candidate differs from the spec; start the rollout if it
 // is not in progress, and run its steps from status.rollout.currentStep.
-func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	prior := ar.Status.Rollout
 	var st *v1alpha1.AgentRuntimeRolloutStatus
 	if prior == nil || !prior.Active {
@@ -406,7 +407,7 @@ func (r *Reconciler) startPromotion(ctx context.Context, ar *v1alpha1.AgentRunti
 // candidate's overrides into the spec; once the stable Deployment runs
 // them at every replica, release the traffic, delete the candidate and
 // clear spec.rollout.candidate.
-func (r *Reconciler) rolloutPromoting(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) rolloutPromoting(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	st := ar.Status.Rollout.DeepCopy()
 	st.StableVersion = in.activeVersion
 	out := &rolloutOutcome{status: st, active: true}
@@ -479,7 +480,7 @@ func (r *Reconciler) rollback(ctx context.Context, ar *v1alpha1.AgentRuntime, in
 // from the copy; everything else (prepared Secrets, images, quota) is the
 // stable agent's res. held is true when the candidate's inputs do not
 // resolve; version is the candidate's PromptPack version.
-func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (*appsv1.Deployment, string, bool, error) {
+func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved) (*appsv1.Deployment, string, bool, error) {
 	cp := candidateAgent(ar)
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys)
 	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: cp, Facts: facts}, rules.Options{})
@@ -493,7 +494,7 @@ func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 	}
 	cres := *res
 	cres.PromptPack, cres.Providers, cres.ToolRegistryName = plan.res.PromptPack, plan.res.Providers, plan.res.ToolRegistryName
-	built, _, err := Deployment(cp, cres)
+	built, _, err := workload.Deployment(cp, cres)
 	if err != nil {
 		return nil, "", false, fmt.Errorf("building the rollout candidate: %w", err)
 	}
@@ -516,7 +517,7 @@ func (r *Reconciler) applyCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 			return nil, err
 		}
 	}
-	d := CandidateDeployment(ar, built, replicas)
+	d := workload.CandidateDeployment(ar, built, replicas)
 	if err := r.apply(ctx, d); err != nil {
 		return nil, err
 	}
@@ -526,7 +527,7 @@ func (r *Reconciler) applyCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 // candidateLive is the candidate Deployment from the cache; nil when none.
 func (r *Reconciler) candidateLive(ctx context.Context, ar *v1alpha1.AgentRuntime) (*appsv1.Deployment, error) {
 	d := &appsv1.Deployment{}
-	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: CandidateDeploymentName(ar)}, d)
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: workload.CandidateDeploymentName(ar)}, d)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -542,7 +543,7 @@ func (r *Reconciler) removeCandidate(ctx context.Context, ar *v1alpha1.AgentRunt
 	if err := r.releaseTraffic(ctx, ar, in); err != nil {
 		return err
 	}
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: CandidateDeploymentName(ar)}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: workload.CandidateDeploymentName(ar)}}
 	if err := r.client.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting the candidate Deployment: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -102,7 +103,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the rollout pauses at step 1 with weight 50 and a running candidate Deployment")
-		candKey := client.ObjectKey{Namespace: ns, Name: agentruntime.CandidateDeploymentName(ar)}
+		candKey := client.ObjectKey{Namespace: ns, Name: workload.CandidateDeploymentName(ar)}
 		var paused *v1alpha1.AgentRuntimeRolloutStatus
 		sawCandidate := false
 		Eventually(func(g Gomega) {
@@ -110,8 +111,8 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 			g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
 			if d := (&appsv1.Deployment{}); k8sClient.Get(ctx, candKey, d) == nil {
 				sawCandidate = true
-				g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
-				g.Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
+				g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackCandidate))
+				g.Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackCandidate))
 				g.Expect(d.OwnerReferences).To(HaveLen(1))
 				g.Expect(d.OwnerReferences[0].UID).To(Equal(got.UID))
 				g.Expect(d.Spec.ProgressDeadlineSeconds).To(Equal(ptr.To[int32](60)))
@@ -172,7 +173,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		Eventually(func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(k8sClient.Get(ctx, key, d)).To(Succeed())
-			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackStable))
+			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackStable))
 			g.Expect(d.Status.ObservedGeneration).To(BeNumerically(">=", d.Generation))
 			g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
 			g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))

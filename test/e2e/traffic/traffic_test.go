@@ -23,6 +23,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -56,9 +57,9 @@ func createPromptPack(ns, packName, version string) {
 func routing(ctx context.Context, gvk string, key client.ObjectKey) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	if gvk == "VirtualService" {
-		u.SetGroupVersionKind(agentruntime.VirtualServiceGVK)
+		u.SetGroupVersionKind(workload.VirtualServiceGVK)
 	} else {
-		u.SetGroupVersionKind(agentruntime.DestinationRuleGVK)
+		u.SetGroupVersionKind(workload.DestinationRuleGVK)
 	}
 	return u, k8sClient.Get(ctx, key, u)
 }
@@ -108,7 +109,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 		By("the agent Service carries the waypoint label")
 		svc := &corev1.Service{}
 		Expect(k8sClient.Get(ctx, key, svc)).To(Succeed())
-		Expect(svc.Labels).To(HaveKeyWithValue(agentruntime.WaypointLabel, "agents-waypoint"))
+		Expect(svc.Labels).To(HaveKeyWithValue(workload.WaypointLabel, "agents-waypoint"))
 
 		By("setting the candidate to 2.0.0")
 		Eventually(func() error {
@@ -129,7 +130,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			g.Expect(weights(g, vs)).To(Equal(map[string]int64{"stable": 70, "canary": 30}))
 			hosts, _, _ := unstructured.NestedStringSlice(vs.Object, "spec", "hosts")
 			g.Expect(hosts).To(Equal([]string{host}))
-			g.Expect(vs.GetLabels()).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
+			g.Expect(vs.GetLabels()).To(HaveKeyWithValue(workload.LabelManagedBy, workload.ManagedByValue))
 			dr, err := routing(ctx, "DestinationRule", key)
 			g.Expect(err).NotTo(HaveOccurred())
 			h, _, _ := unstructured.NestedString(dr.Object, "spec", "trafficPolicy", "loadBalancer", "consistentHash", "httpHeaderName")
