@@ -15,9 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -76,7 +74,7 @@ type AsyncOptions struct {
 
 	// secretData reads Secrets with their data, uncached (the manager's
 	// APIReader); secretMeta reads their metadata from the manager's
-	// cache. watchAsync sets both; nil reads through the controller's
+	// cache. setupAsync sets both; nil reads through the controller's
 	// client.
 	secretData, secretMeta client.Reader
 	// source remembers the source Secret's URL by resourceVersion; nil
@@ -150,10 +148,11 @@ func asyncIndexValue(o client.Object) []string {
 	return nil
 }
 
-// watchAsync adds the group's watches to the controller: Secrets, as
-// metadata only (the informer the Provider controller and the key-name
-// cache already use), mapped by agentsForAsyncSecret.
-func (r *Reconciler) watchAsync(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupAsync gives the group its readers (the API reader for the source
+// Secret's data, the cache for Secrets' metadata) and the indexAsync field
+// index that agentsForAsyncSecret lists by. SetupWithManager watches the
+// Secrets.
+func (r *Reconciler) setupAsync(mgr ctrl.Manager) {
 	if r.opts.Async.secretData == nil {
 		r.opts.Async.secretData = mgr.GetAPIReader()
 	}
@@ -166,7 +165,6 @@ func (r *Reconciler) watchAsync(b *builder.Builder, mgr ctrl.Manager) *builder.B
 		// started: the source watch then logs its list error.
 		mgr.GetLogger().Error(err, "indexing AgentRuntimes by async.enabled")
 	}
-	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.agentsForAsyncSecret), builder.OnlyMetadata)
 }
 
 // agentsForAsyncSecret maps a Secret event: the existingSecret to every
@@ -418,7 +416,7 @@ func (c *asyncSourceCache) set(rv, u string, p asyncSourceProblem) {
 }
 
 // secretDataReader and secretMetaReader are the group's Secret readers,
-// the controller's client when watchAsync has not set them.
+// the controller's client when setupAsync has not set them.
 func (r *Reconciler) secretDataReader() client.Reader {
 	if r.opts.Async.secretData != nil {
 		return r.opts.Async.secretData

@@ -9,9 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
@@ -209,17 +207,14 @@ func autoscalingCondition(o autoscalingOutcome, gen int64) metav1.Condition {
 	return c
 }
 
-// watchAutoscalers adds the owned autoscalers to the controller's watches:
-// HPAs always, ScaledObjects only when KEDA's CRD is served at startup (a
-// watch on a kind the API server does not serve fails the manager). Only
-// spec changes and deletions re-reconcile: the HPA and KEDA controllers
-// write their status every few seconds.
-func (r *Reconciler) watchAutoscalers(b *builder.Builder, mapper meta.RESTMapper) *builder.Builder {
-	onSpec := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	b = b.Owns(&autoscalingv2.HorizontalPodAutoscaler{}, onSpec)
-	if clusterfacts.Installed(mapper, workload.KEDAGroupKind) {
-		r.kedaServed.Store(true)
-		b = b.Owns(workload.NewScaledObject(), onSpec)
+// setupAutoscaling reports whether KEDA's ScaledObject kind is served at
+// startup, and remembers it (kedaServed): SetupWithManager owns
+// ScaledObjects only then, since a watch on a kind the API server does not
+// serve fails the manager.
+func (r *Reconciler) setupAutoscaling(mapper meta.RESTMapper) bool {
+	if !clusterfacts.Installed(mapper, workload.KEDAGroupKind) {
+		return false
 	}
-	return b
+	r.kedaServed.Store(true)
+	return true
 }

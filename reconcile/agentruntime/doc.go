@@ -2,10 +2,12 @@
 // agent into its workload and reports what happened through the agent's
 // status and conditions. It holds:
 //
-//   - the controller: controller.go (SetupWithManager and Reconcile), with
-//     the watches of its feature files (watches*.go, autoscaling.go,
-//     rollout*.go, exposure*.go, externalauth.go, async.go,
-//     quota_watches.go);
+//   - the controller: setup.go (SetupWithManager: the field indexes and
+//     every watch, each with why) and controller.go (Reconcile, in the
+//     order its steps depend on each other); the map functions and
+//     predicates of the watches stay with their topic (watches*.go,
+//     quota_watches.go, composition_watch.go, exposure*.go,
+//     externalauth.go, async.go, rollout.go);
 //   - the steps that read the cluster and write to it: resolve.go (what
 //     the builders need, looked up once per reconcile), apply.go (every
 //     child through reconcile/internal/ssa, skipped when unchanged),

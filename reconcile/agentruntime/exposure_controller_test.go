@@ -87,7 +87,7 @@ func TestReconcileExposure(t *testing.T) {
 
 	t.Run("a second reconcile writes nothing", func(t *testing.T) {
 		// The reconciler alone (no manager: nothing else writes), with the
-		// group's cache as watchExposure builds it.
+		// group's cache as setupExposure builds it.
 		r, writes := newCountingReconciler(t)
 		hc, err := rest.HTTPClientFor(testConfig)
 		if err != nil {

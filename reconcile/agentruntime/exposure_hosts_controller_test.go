@@ -41,7 +41,7 @@ func installGatewayAPI(t *testing.T) {
 }
 
 // hostIndexCache is an AgentRuntime cache with the host index, as
-// watchExposure registers it in the manager's, for a reconciler built
+// setupExposure registers it in the manager's, for a reconciler built
 // without a manager; started until the test ends.
 func hostIndexCache(t *testing.T, r *Reconciler, baseDomain string) cache.Cache {
 	t.Helper()

@@ -16,12 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
@@ -94,7 +92,7 @@ type ExternalAuthOptions struct {
 	// DefaultJWKSRefresh (six hours, the spec's).
 	RefreshInterval time.Duration
 
-	// state is set up by watchExternalAuth.
+	// state is set up by setupExternalAuth.
 	state *externalAuthState
 }
 
@@ -198,10 +196,11 @@ type oidcObservation struct {
 	result *prober.Result
 }
 
-// watchExternalAuth sets up the group's state and adds its watches: the
-// JWKS Secret (owned; metadata only, the cache never holds Secret data),
-// the prober's results, and agent deletion (forgetting its fetches).
-func (r *Reconciler) watchExternalAuth(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupExternalAuth sets up the group's state: the JWKS fetcher, the
+// prober that runs the fetches (added to mgr unless given), the refresh
+// interval. SetupWithManager watches the JWKS Secrets (jwksSecretHandler),
+// the prober's results and agent deletions (forgetJWKSOnDelete).
+func (r *Reconciler) setupExternalAuth(mgr ctrl.Manager) *externalAuthState {
 	o := &r.opts.ExternalAuth
 	st := &externalAuthState{prober: o.Prober, fetcher: o.Fetcher, meta: mgr.GetCache(), refresh: o.RefreshInterval,
 		fetched: &jwksStore{m: map[types.NamespacedName]fetchedJWKS{}}, applied: map[types.NamespacedName]appliedJWKS{}}
@@ -220,17 +219,21 @@ func (r *Reconciler) watchExternalAuth(b *builder.Builder, mgr ctrl.Manager) *bu
 		}
 	}
 	o.state = st
-	return b.
-		Watches(&corev1.Secret{}, jwksSecretHandler(st), builder.OnlyMetadata).
-		WatchesRawSource(source.Channel(st.prober.Events(oidcProberKind), &handler.EnqueueRequestForObject{})).
-		Watches(&v1alpha1.AgentRuntime{}, handler.Funcs{
-			DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				k := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
-				st.prober.Retain(prober.Owner{Kind: oidcProberKind, NamespacedName: k})
-				st.fetched.forget(k)
-				st.setApplied(k, nil)
-			},
-		})
+	return st
+}
+
+// forgetJWKSOnDelete is an AgentRuntime event handler that acts on
+// deletions only: the deleted agent's fetches are dropped from the prober,
+// and its last fetch and write forgotten.
+func forgetJWKSOnDelete(st *externalAuthState) handler.EventHandler {
+	return handler.Funcs{
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			k := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
+			st.prober.Retain(prober.Owner{Kind: oidcProberKind, NamespacedName: k})
+			st.fetched.forget(k)
+			st.setApplied(k, nil)
+		},
+	}
 }
 
 // jwksSecretHandler enqueues the agent owning a changed JWKS Secret (its

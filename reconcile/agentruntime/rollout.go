@@ -13,10 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
@@ -58,7 +56,7 @@ type RolloutOptions struct {
 	PromotionRequeue time.Duration
 
 	// apiReader reads the agent past the cache (freshRollout); set by
-	// watchRollout from the manager. Nil skips the check.
+	// setupRollout from the manager. Nil skips the check.
 	apiReader client.Reader
 }
 
@@ -101,13 +99,12 @@ func (o *rolloutOutcome) hold(reason, message string) error {
 	return nil
 }
 
-// watchRollout adds the group's watches to the controller: the promote
-// annotation (the For() predicate passes only generation changes). The
-// candidate Deployment is owned by the agent, so Owns(Deployment) already
-// re-reconciles on its status.
-func (r *Reconciler) watchRollout(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupRollout gives the group the API reader it reads the candidate
+// through. SetupWithManager watches the promote annotation
+// (promoteAnnotationChanged); the candidate Deployment is owned by the
+// agent, so Owns(Deployment) already re-reconciles on its status.
+func (r *Reconciler) setupRollout(mgr ctrl.Manager) {
 	r.opts.Rollout.apiReader = mgr.GetAPIReader()
-	return b.Watches(&v1alpha1.AgentRuntime{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(promoteAnnotationChanged()))
 }
 
 // promoteAnnotationChanged passes an AgentRuntime update that sets or
