@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // exposureFlags are the platform's default-exposure Gateway (Helm
@@ -57,7 +58,7 @@ func exposureOptions(gateway, baseDomain string) (agentruntime.ExposureOptions, 
 		}
 		return agentruntime.ExposureOptions{}, nil
 	}
-	ref, err := agentruntime.ParseGatewayRef(gateway)
+	ref, err := workload.ParseGatewayRef(gateway)
 	if err != nil {
 		return agentruntime.ExposureOptions{}, fmt.Errorf("--default-exposure-gateway: %w", err)
 	}

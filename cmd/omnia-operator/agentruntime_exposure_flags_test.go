@@ -3,19 +3,19 @@ package main
 import (
 	"testing"
 
-	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // TestExposureOptions: the default-exposure flags, each refusal named.
 func TestExposureOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name, gateway, domain string
-		want                  *agentruntime.GatewayRef
+		want                  *workload.GatewayRef
 		err                   bool
 	}{
 		{"off", "", "", nil, false},
-		{"gateway and domain", "edge/public", "example.com", &agentruntime.GatewayRef{Namespace: "edge", Name: "public"}, false},
-		{"a listener", "edge/public/https", "example.com", &agentruntime.GatewayRef{Namespace: "edge", Name: "public", SectionName: "https"}, false},
+		{"gateway and domain", "edge/public", "example.com", &workload.GatewayRef{Namespace: "edge", Name: "public"}, false},
+		{"a listener", "edge/public/https", "example.com", &workload.GatewayRef{Namespace: "edge", Name: "public", SectionName: "https"}, false},
 		{"gateway without a domain", "edge/public", "", nil, true},
 		{"domain without a gateway", "", "example.com", nil, true},
 		{"no namespace", "public", "example.com", nil, true},

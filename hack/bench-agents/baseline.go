@@ -13,7 +13,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/hack/perf/clusterbench"
-	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -135,20 +135,20 @@ func createChildren(ctx context.Context, c client.Client, i int, baseURL string)
 		Spec:       agentSpec(name, pack),
 	}
 	provider := &v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: providerSpec(baseURL)}
-	res := agentruntime.Resolved{
+	res := workload.Resolved{
 		// The operator's default images (cmd/omnia-operator flags); kwok
 		// runs no container, so only their size in the spec matters.
 		RuntimeImage:      "ghcr.io/altairalabs/omnia-runtime:latest",
 		FacadeImage:       "ghcr.io/altairalabs/omnia-facade:latest",
 		PolicyBrokerImage: "ghcr.io/altairalabs/omnia-policy-broker:latest",
-		PromptPack:        &agentruntime.ResolvedPromptPack{PackName: pack, Version: packVersion, ConfigMapName: pack},
-		Providers:         map[string]agentruntime.ResolvedProvider{"default": {Provider: provider, SecretKey: "ANTHROPIC_API_KEY"}},
+		PromptPack:        &workload.ResolvedPromptPack{PackName: pack, Version: packVersion, ConfigMapName: pack},
+		Providers:         map[string]workload.ResolvedProvider{"default": {Provider: provider, SecretKey: "ANTHROPIC_API_KEY"}},
 	}
-	d, _, err := agentruntime.Deployment(ar, res)
+	d, _, err := workload.Deployment(ar, res)
 	if err != nil {
 		return err
 	}
-	for _, o := range []client.Object{agentruntime.ServiceAccount(ar), agentruntime.Role(ar), agentruntime.RoleBinding(ar, res), agentruntime.Service(ar), d} {
+	for _, o := range []client.Object{workload.ServiceAccount(ar), workload.Role(ar), workload.RoleBinding(ar, res), workload.Service(ar), d} {
 		// No owner: the AgentRuntime does not exist here.
 		o.SetOwnerReferences(nil)
 		o.SetResourceVersion("")

@@ -1,9 +1,11 @@
 package agentruntime
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -28,7 +30,7 @@ func a2aEndpoints(ar *v1alpha1.AgentRuntime, serviceApplied bool, external []v1a
 			hasA2A = true
 		}
 	}
-	port, ok := facadeDataPort(ar, v1alpha1.AgentRuntimeFacadeTypeA2A)
+	port, ok := workload.FacadeDataPort(ar, v1alpha1.AgentRuntimeFacadeTypeA2A)
 	if !hasA2A || !ok {
 		return "", ""
 	}
@@ -41,7 +43,7 @@ func a2aEndpoints(ar *v1alpha1.AgentRuntime, serviceApplied bool, external []v1a
 	if !serviceApplied {
 		return "", ""
 	}
-	endpoint = "http://" + serviceHost(ar) + ":" + itoa(port.Port)
+	endpoint = "http://" + workload.ServiceHost(ar) + ":" + strconv.Itoa(int(port.Port))
 	return endpoint, endpoint + A2AAgentCardPath
 }
 

@@ -6,6 +6,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -123,7 +124,7 @@ func TestManagementEndpointsPerSurface(t *testing.T) {
 		{"custom: no twin", []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeCustom, Image: "x"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ManagementEndpoints(agent(func(a *v1alpha1.AgentRuntime) { a.Spec.Facades = tc.facades }))
+			got := workload.ManagementEndpoints(agent(func(a *v1alpha1.AgentRuntime) { a.Spec.Facades = tc.facades }))
 			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
 				t.Errorf("ManagementEndpoints = %+v, want %+v", got, tc.want)
 			}

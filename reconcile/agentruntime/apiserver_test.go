@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -96,14 +97,14 @@ var resources = map[string]schema.GroupVersionResource{
 
 // applyAll builds the agent's workload and server-side applies it; it
 // returns each object's resourceVersion by kind.
-func applyAll(t *testing.T, ar *v1alpha1.AgentRuntime, r Resolved) map[string]string {
+func applyAll(t *testing.T, ar *v1alpha1.AgentRuntime, r workload.Resolved) map[string]string {
 	t.Helper()
-	d, _, err := Deployment(ar, r)
+	d, _, err := workload.Deployment(ar, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	versions := map[string]string{}
-	for _, o := range []runtime.Object{d, Service(ar), ServiceAccount(ar), Role(ar), RoleBinding(ar, r)} {
+	for _, o := range []runtime.Object{d, workload.Service(ar), workload.ServiceAccount(ar), workload.Role(ar), workload.RoleBinding(ar, r)} {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 		if err != nil {
 			t.Fatal(err)
@@ -138,8 +139,8 @@ func createAgent(t *testing.T, ar *v1alpha1.AgentRuntime, ns string) *v1alpha1.A
 func TestAPIServerAcceptsWorkloadAndReapplyIsNoOp(t *testing.T) {
 	example := loadExample(t, "production-agent.yaml")
 	exampleResolved := resolved()
-	exampleResolved.PromptPack = &ResolvedPromptPack{PackName: "customer-service-prompts", Version: "2.1.0", ConfigMapName: "cs-prompts"}
-	exampleResolved.Providers = map[string]ResolvedProvider{
+	exampleResolved.PromptPack = &workload.ResolvedPromptPack{PackName: "customer-service-prompts", Version: "2.1.0", ConfigMapName: "cs-prompts"}
+	exampleResolved.Providers = map[string]workload.ResolvedProvider{
 		"default": {Provider: provider("claude-production", "m"), SecretKey: "api-key"},
 		"judge":   {Provider: provider("claude-haiku", "m"), SecretKey: "api-key"},
 	}
@@ -149,7 +150,7 @@ func TestAPIServerAcceptsWorkloadAndReapplyIsNoOp(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ar   *v1alpha1.AgentRuntime
-		r    Resolved
+		r    workload.Resolved
 		ns   string
 	}{
 		{"complete example", example, exampleResolved, "ar-workload-example"},

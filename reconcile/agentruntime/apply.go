@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 )
 
@@ -24,7 +25,7 @@ import (
 // identity alone held a worker for most of a reconcile (make bench-agents).
 // The Deployment waits for all of them, so its pods never start without
 // their ServiceAccount or permissions.
-func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	// What the pod reads must exist before it is built: the OIDC JWKS
 	// Secret and the async queue's Secret copy.
 	if err := r.prepareExternalAuth(ctx, ar, res, in); err != nil {
@@ -33,7 +34,7 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 	if err := r.prepareAsync(ctx, ar, res, in); err != nil {
 		return err
 	}
-	d, dropped, err := Deployment(ar, *res)
+	d, dropped, err := workload.Deployment(ar, *res)
 	if err != nil {
 		return err
 	}
@@ -43,14 +44,14 @@ func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntim
 	var identityErr, roleErr, serviceErr error
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { defer wg.Done(); identityErr = r.apply(ctx, ServiceAccount(ar)) }()
+	go func() { defer wg.Done(); identityErr = r.apply(ctx, workload.ServiceAccount(ar)) }()
 	go func() {
 		defer wg.Done()
-		if roleErr = r.apply(ctx, Role(ar)); roleErr == nil {
-			roleErr = r.apply(ctx, RoleBinding(ar, *res))
+		if roleErr = r.apply(ctx, workload.Role(ar)); roleErr == nil {
+			roleErr = r.apply(ctx, workload.RoleBinding(ar, *res))
 		}
 	}()
-	go func() { defer wg.Done(); serviceErr = r.apply(ctx, Service(ar)) }()
+	go func() { defer wg.Done(); serviceErr = r.apply(ctx, workload.Service(ar)) }()
 	wg.Wait()
 	in.serviceApplied = serviceErr == nil
 	if err := errors.Join(identityErr, roleErr, serviceErr); err != nil {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // TestApplyFailureIsReportedInStatus: the API server refuses the agent's
@@ -69,7 +70,7 @@ func TestApplyFailureIsReportedInStatus(t *testing.T) {
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != want.reason {
 			t.Fatalf("%s: got %+v, want False %s", want.typ, c, want.reason)
 		}
-		if !strings.Contains(c.Message, "Service "+ServiceName(got)) || !strings.Contains(c.Message, "exceeded quota") {
+		if !strings.Contains(c.Message, "Service "+workload.ServiceName(got)) || !strings.Contains(c.Message, "exceeded quota") {
 			t.Errorf("%s message %q does not name the Service and the API error", want.typ, c.Message)
 		}
 	}

@@ -15,13 +15,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/enqueue"
 	"github.com/altairalabs/omnia/redisacl"
 )
@@ -32,7 +31,7 @@ import (
 //
 // "Async requires a queue backend: the operator's Redis, from the chart's
 // redis.default as url, host or existingSecret." With url or host the
-// facade gets the URL as it is (env_facade.go asyncEnv). With
+// facade gets the URL as it is (workload/env_facade.go asyncEnv). With
 // existingSecret the Secret sits in the operator's namespace, which the
 // agent's pods cannot read, so the controller copies its url key into
 // agent-<name>-async-redis in the agent's namespace (owned by the agent,
@@ -57,12 +56,6 @@ import (
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
 
-// AsyncQueueHashAnnotation is on the pod template of an agent whose async
-// queue URL comes from the operator's Secret copy, and on the copy: a
-// digest of the URL salted with the agent's UID (never the URL), so that a
-// rewritten copy rolls the pods and an unchanged copy is not rewritten.
-const AsyncQueueHashAnnotation = "omnia.altairalabs.ai/async-queue-hash"
-
 // indexAsync is the field index on AgentRuntimes holding "true" for an
 // agent a facade of which sets async.enabled.
 const indexAsync = "omnia.async.enabled"
@@ -81,7 +74,7 @@ type AsyncOptions struct {
 
 	// secretData reads Secrets with their data, uncached (the manager's
 	// APIReader); secretMeta reads their metadata from the manager's
-	// cache. watchAsync sets both; nil reads through the controller's
+	// cache. setupAsync sets both; nil reads through the controller's
 	// client.
 	secretData, secretMeta client.Reader
 	// source remembers the source Secret's URL by resourceVersion; nil
@@ -147,28 +140,19 @@ type asyncOutcome struct {
 	credentialErr string
 }
 
-// asyncEnabled reports whether a facade of the agent sets async.enabled.
-func asyncEnabled(ar *v1alpha1.AgentRuntime) bool {
-	for i := range ar.Spec.Facades {
-		if a := ar.Spec.Facades[i].Async; a != nil && a.Enabled {
-			return true
-		}
-	}
-	return false
-}
-
 // asyncIndexValue is the indexAsync function.
 func asyncIndexValue(o client.Object) []string {
-	if ar, ok := o.(*v1alpha1.AgentRuntime); ok && asyncEnabled(ar) {
+	if ar, ok := o.(*v1alpha1.AgentRuntime); ok && workload.AsyncEnabled(ar) {
 		return []string{"true"}
 	}
 	return nil
 }
 
-// watchAsync adds the group's watches to the controller: Secrets, as
-// metadata only (the informer the Provider controller and the key-name
-// cache already use), mapped by agentsForAsyncSecret.
-func (r *Reconciler) watchAsync(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupAsync gives the group its readers (the API reader for the source
+// Secret's data, the cache for Secrets' metadata) and the indexAsync field
+// index that agentsForAsyncSecret lists by. SetupWithManager watches the
+// Secrets.
+func (r *Reconciler) setupAsync(mgr ctrl.Manager) {
 	if r.opts.Async.secretData == nil {
 		r.opts.Async.secretData = mgr.GetAPIReader()
 	}
@@ -181,7 +165,6 @@ func (r *Reconciler) watchAsync(b *builder.Builder, mgr ctrl.Manager) *builder.B
 		// started: the source watch then logs its list error.
 		mgr.GetLogger().Error(err, "indexing AgentRuntimes by async.enabled")
 	}
-	return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.agentsForAsyncSecret), builder.OnlyMetadata)
 }
 
 // agentsForAsyncSecret maps a Secret event: the existingSecret to every
@@ -204,7 +187,7 @@ func (r *Reconciler) agentsForAsyncSecret(ctx context.Context, o client.Object) 
 // async.enabled, left as it was when prepareAsync did not run, else from
 // what it did (asyncCondition).
 func setAsyncStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime, in statusInput) {
-	if !asyncEnabled(ar) {
+	if !workload.AsyncEnabled(ar) {
 		meta.RemoveStatusCondition(&st.Conditions, v1alpha1.AgentRuntimeConditionAsyncInvocationReady)
 		return
 	}
@@ -256,10 +239,10 @@ func asyncCondition(o asyncOutcome, gen int64) metav1.Condition {
 		case asyncSourceNotFound:
 			why = fmt.Sprintf("Secret %s (redis.default existingSecret, in the operator's namespace) does not exist", o.source)
 		case asyncSourceKeyMissing:
-			why = fmt.Sprintf("Secret %s (redis.default existingSecret) has no %q key, or it is empty", o.source, redisURLSecretKey)
+			why = fmt.Sprintf("Secret %s (redis.default existingSecret) has no %q key, or it is empty", o.source, workload.RedisURLSecretKey)
 		default:
 			why = fmt.Sprintf("key %q of Secret %s (redis.default existingSecret) holds no redis:// or rediss:// URL with a host",
-				redisURLSecretKey, o.source)
+				workload.RedisURLSecretKey, o.source)
 		}
 		if o.keptCopy {
 			c.Message = why + fmt.Sprintf(": the pods keep the URL copied earlier into Secret %s", o.copyName)
@@ -273,10 +256,10 @@ func asyncCondition(o asyncOutcome, gen int64) metav1.Condition {
 // prepareAsync runs before the Deployment is built: the async queue
 // Secret copy, setting res.AsyncQueue. Without async.enabled it deletes the
 // agent's copy, if any, and sets nothing.
-func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	o := r.opts.Async
-	copyName := AsyncRedisSecretName(ar)
-	if !asyncEnabled(ar) {
+	copyName := workload.AsyncRedisSecretName(ar)
+	if !workload.AsyncEnabled(ar) {
 		return r.deleteAsyncCopy(ctx, ar)
 	}
 	switch {
@@ -299,7 +282,7 @@ func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime
 		if err := r.deleteAsyncCopy(ctx, ar); err != nil {
 			return err
 		}
-		res.AsyncQueue = &AsyncQueue{URL: o.URL, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
+		res.AsyncQueue = &workload.AsyncQueue{URL: o.URL, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
 		in.async = &asyncOutcome{backend: asyncBackendURL}
 	default:
 		if err := r.deleteAsyncCopy(ctx, ar); err != nil {
@@ -314,7 +297,7 @@ func (r *Reconciler) prepareAsync(ctx context.Context, ar *v1alpha1.AgentRuntime
 // namespace's own Redis user when the operator gives each namespace one,
 // and wires the facade to the copy. A user that cannot be set up is
 // reported like a missing source: an earlier copy is kept.
-func (r *Reconciler) wireAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput, u string, out asyncOutcome) error {
+func (r *Reconciler) wireAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput, u string, out asyncOutcome) error {
 	if tc := r.opts.Async.TenantCredentials; tc != nil {
 		tenantURL, err := tc.TenantURL(ctx, u, ar.Namespace)
 		if err != nil {
@@ -327,7 +310,7 @@ func (r *Reconciler) wireAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntim
 	if err := r.writeAsyncCopy(ctx, ar, u, hash); err != nil {
 		return err
 	}
-	res.AsyncQueue = &AsyncQueue{SecretName: out.copyName, Hash: hash, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
+	res.AsyncQueue = &workload.AsyncQueue{SecretName: out.copyName, Hash: hash, KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
 	in.async = &out
 	return nil
 }
@@ -336,28 +319,18 @@ func (r *Reconciler) wireAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntim
 // to write now: a source that is briefly missing (re-created by an
 // upgrade) rolls no pod and stops no queue. Without one, async stays off
 // in the pods.
-func (r *Reconciler) keepAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput, out asyncOutcome) error {
+func (r *Reconciler) keepAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput, out asyncOutcome) error {
 	live, err := r.asyncCopyMeta(ctx, ar)
 	if err != nil {
 		return err
 	}
 	if live != nil && ownedByAgent(live, ar) {
 		out.keptCopy = true
-		res.AsyncQueue = &AsyncQueue{SecretName: out.copyName, Hash: live.GetAnnotations()[AsyncQueueHashAnnotation],
+		res.AsyncQueue = &workload.AsyncQueue{SecretName: out.copyName, Hash: live.GetAnnotations()[workload.AsyncQueueHashAnnotation],
 			KeyPrefix: redisacl.AsyncKeyPrefix(ar.Namespace)}
 	}
 	in.async = &out
 	return nil
-}
-
-// asyncQueueHash is the pod template's AsyncQueueHashAnnotation: the
-// digest of the copied URL, on an agent with async on whose URL comes from
-// the operator's Secret copy; "" otherwise (no annotation).
-func asyncQueueHash(ar *v1alpha1.AgentRuntime, r *Resolved) string {
-	if r.AsyncQueue == nil || r.AsyncQueue.SecretName == "" || !asyncEnabled(ar) {
-		return ""
-	}
-	return r.AsyncQueue.Hash
 }
 
 // asyncQueueDigest is the hex SHA-256 of the URL salted with the agent's
@@ -410,7 +383,7 @@ func (r *Reconciler) asyncSourceURL(ctx context.Context) (string, asyncSourcePro
 		}
 		return "", "", fmt.Errorf("reading the async queue Secret %s: %w", key, err)
 	}
-	u, problem := string(s.Data[redisURLSecretKey]), asyncSourceOK
+	u, problem := string(s.Data[workload.RedisURLSecretKey]), asyncSourceOK
 	switch {
 	case u == "":
 		u, problem = "", asyncSourceKeyMissing
@@ -443,7 +416,7 @@ func (c *asyncSourceCache) set(rv, u string, p asyncSourceProblem) {
 }
 
 // secretDataReader and secretMetaReader are the group's Secret readers,
-// the controller's client when watchAsync has not set them.
+// the controller's client when setupAsync has not set them.
 func (r *Reconciler) secretDataReader() client.Reader {
 	if r.opts.Async.secretData != nil {
 		return r.opts.Async.secretData
@@ -463,12 +436,12 @@ func (r *Reconciler) secretMetaReader() client.Reader {
 func (r *Reconciler) asyncCopyMeta(ctx context.Context, ar *v1alpha1.AgentRuntime) (*metav1.PartialObjectMetadata, error) {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	err := r.secretMetaReader().Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: AsyncRedisSecretName(ar)}, m)
+	err := r.secretMetaReader().Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: workload.AsyncRedisSecretName(ar)}, m)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading Secret %s's metadata: %w", AsyncRedisSecretName(ar), err)
+		return nil, fmt.Errorf("reading Secret %s's metadata: %w", workload.AsyncRedisSecretName(ar), err)
 	}
 	return m, nil
 }
@@ -483,11 +456,11 @@ func ownedByAgent(o metav1.Object, ar *v1alpha1.AgentRuntime) bool {
 func asyncCopy(ar *v1alpha1.AgentRuntime, u, hash string) *corev1.Secret {
 	s := &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: objectMeta(ar, AsyncRedisSecretName(ar)),
+		ObjectMeta: workload.ObjectMeta(ar, workload.AsyncRedisSecretName(ar)),
 		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{redisURLSecretKey: []byte(u)},
+		Data:       map[string][]byte{workload.RedisURLSecretKey: []byte(u)},
 	}
-	s.Annotations = map[string]string{AsyncQueueHashAnnotation: hash}
+	s.Annotations = map[string]string{workload.AsyncQueueHashAnnotation: hash}
 	return s
 }
 
@@ -499,7 +472,7 @@ func (r *Reconciler) writeAsyncCopy(ctx context.Context, ar *v1alpha1.AgentRunti
 	if err != nil {
 		return err
 	}
-	if live != nil && live.GetAnnotations()[AsyncQueueHashAnnotation] == hash && ownedByAgent(live, ar) && hasLabels(live.GetLabels(), want.Labels) {
+	if live != nil && live.GetAnnotations()[workload.AsyncQueueHashAnnotation] == hash && ownedByAgent(live, ar) && hasLabels(live.GetLabels(), want.Labels) {
 		return nil
 	}
 	if err := r.applier().Apply(ctx, want); err != nil {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // asyncState is what a reconcile left for an agent's async queue: the
@@ -34,7 +35,7 @@ func readAsyncState(t *testing.T, ar *v1alpha1.AgentRuntime) asyncState {
 	ctx := context.Background()
 	st := asyncState{cond: meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionAsyncInvocationReady)}
 	s := &corev1.Secret{}
-	switch err := k8s.Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: AsyncRedisSecretName(ar)}, s); {
+	switch err := k8s.Get(ctx, types.NamespacedName{Namespace: ar.Namespace, Name: workload.AsyncRedisSecretName(ar)}, s); {
 	case err == nil:
 		st.copy = s
 	case !apierrors.IsNotFound(err):
@@ -44,8 +45,8 @@ func readAsyncState(t *testing.T, ar *v1alpha1.AgentRuntime) asyncState {
 	if err := k8s.Get(ctx, client.ObjectKeyFromObject(ar), d); err != nil {
 		t.Fatal(err)
 	}
-	st.podHash = d.Spec.Template.Annotations[AsyncQueueHashAnnotation]
-	st.env = env(container(t, &d.Spec.Template.Spec, ContainerFacade), EnvAsyncRedisURL)
+	st.podHash = d.Spec.Template.Annotations[workload.AsyncQueueHashAnnotation]
+	st.env = env(container(t, &d.Spec.Template.Spec, workload.ContainerFacade), workload.EnvAsyncRedisURL)
 	return st
 }
 
@@ -93,7 +94,7 @@ func TestReconcileAsyncQueueSecretCopy(t *testing.T) {
 	st := readAsyncState(t, got)
 	st.want(t, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonQueueSecretUnavailable)
 	if st.copy != nil || st.env != nil || st.podHash != "" {
-		t.Errorf("without a source: copy %v, %s %v, annotation %q; want none", st.copy != nil, EnvAsyncRedisURL, st.env, st.podHash)
+		t.Errorf("without a source: copy %v, %s %v, annotation %q; want none", st.copy != nil, workload.EnvAsyncRedisURL, st.env, st.podHash)
 	}
 
 	const url1, url2 = "redis://:first-pw@redis.ar-async-operator.svc:6379/0", "redis://:second-pw@redis.ar-async-operator.svc:6379/1"
@@ -110,16 +111,16 @@ func TestReconcileAsyncQueueSecretCopy(t *testing.T) {
 	if ref := metav1.GetControllerOf(st.copy); ref == nil || ref.UID != got.UID {
 		t.Errorf("copy controller %+v, want the agent", ref)
 	}
-	if st.copy.Labels[LabelManagedBy] != ManagedByValue || st.copy.Labels[LabelAgent] != got.Name {
+	if st.copy.Labels[workload.LabelManagedBy] != workload.ManagedByValue || st.copy.Labels[workload.LabelAgent] != got.Name {
 		t.Errorf("copy labels %v, want the operator's", st.copy.Labels)
 	}
 	if st.env == nil || st.env.ValueFrom == nil || st.env.ValueFrom.SecretKeyRef == nil ||
-		st.env.ValueFrom.SecretKeyRef.Name != AsyncRedisSecretName(got) || st.env.ValueFrom.SecretKeyRef.Key != "url" {
-		t.Errorf("%s = %+v, want the copy's url key", EnvAsyncRedisURL, st.env)
+		st.env.ValueFrom.SecretKeyRef.Name != workload.AsyncRedisSecretName(got) || st.env.ValueFrom.SecretKeyRef.Key != "url" {
+		t.Errorf("%s = %+v, want the copy's url key", workload.EnvAsyncRedisURL, st.env)
 	}
 	hash1 := st.podHash
-	if hash1 == "" || strings.Contains(hash1, "first-pw") || st.copy.Annotations[AsyncQueueHashAnnotation] != hash1 {
-		t.Errorf("pod annotation %q, copy annotation %q: want the same digest", hash1, st.copy.Annotations[AsyncQueueHashAnnotation])
+	if hash1 == "" || strings.Contains(hash1, "first-pw") || st.copy.Annotations[workload.AsyncQueueHashAnnotation] != hash1 {
+		t.Errorf("pod annotation %q, copy annotation %q: want the same digest", hash1, st.copy.Annotations[workload.AsyncQueueHashAnnotation])
 	}
 	noURLInStatus(t, got, "first-pw")
 	secondReconcileWritesNothing(t, r, writes, key)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/test/redis"
 )
@@ -68,7 +69,7 @@ func TestReconcileAsyncTenantCredentials(t *testing.T) {
 				t.Errorf("condition message %q does not name the namespace's user", st.cond.Message)
 			}
 			if st.copy == nil || st.env == nil || st.env.ValueFrom == nil || st.env.ValueFrom.SecretKeyRef == nil ||
-				st.env.ValueFrom.SecretKeyRef.Name != AsyncRedisSecretName(got) {
+				st.env.ValueFrom.SecretKeyRef.Name != workload.AsyncRedisSecretName(got) {
 				t.Fatalf("the facade does not read the copy: env %+v, copy %v", st.env, st.copy != nil)
 			}
 			u := string(st.copy.Data["url"])
@@ -80,9 +81,9 @@ func TestReconcileAsyncTenantCredentials(t *testing.T) {
 			}
 			noURLInStatus(t, got, adminPW)
 			d := deploymentOf(t, key)
-			prefix := env(container(t, &d.Spec.Template.Spec, ContainerFacade), EnvAsyncRedisKeyPrefix)
+			prefix := env(container(t, &d.Spec.Template.Spec, workload.ContainerFacade), workload.EnvAsyncRedisKeyPrefix)
 			if prefix == nil || prefix.Value != redisacl.AsyncKeyPrefix(b.ns) {
-				t.Errorf("%s = %+v, want %q", EnvAsyncRedisKeyPrefix, prefix, redisacl.AsyncKeyPrefix(b.ns))
+				t.Errorf("%s = %+v, want %q", workload.EnvAsyncRedisKeyPrefix, prefix, redisacl.AsyncKeyPrefix(b.ns))
 			}
 			copied[b.ns] = u
 		})

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // withAsync makes the agent a function with async invocation on.
@@ -106,22 +107,22 @@ func TestAsyncQueueHashAnnotation(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ar   *v1alpha1.AgentRuntime
-		q    *AsyncQueue
+		q    *workload.AsyncQueue
 		want string
 	}{
-		{"secret copy", on, &AsyncQueue{SecretName: AsyncRedisSecretName(on), Hash: h1}, h1},
-		{"literal URL rolls through the env itself", on, &AsyncQueue{URL: u1}, ""},
+		{"secret copy", on, &workload.AsyncQueue{SecretName: workload.AsyncRedisSecretName(on), Hash: h1}, h1},
+		{"literal URL rolls through the env itself", on, &workload.AsyncQueue{URL: u1}, ""},
 		{"no backend", on, nil, ""},
-		{"async off", agent(), &AsyncQueue{SecretName: "agent-support-async-redis", Hash: h1}, ""},
+		{"async off", agent(), &workload.AsyncQueue{SecretName: "agent-support-async-redis", Hash: h1}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := resolved()
 			r.AsyncQueue = tc.q
-			d, _, err := Deployment(tc.ar, r)
+			d, _, err := workload.Deployment(tc.ar, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := d.Spec.Template.Annotations[AsyncQueueHashAnnotation]
+			got, ok := d.Spec.Template.Annotations[workload.AsyncQueueHashAnnotation]
 			if got != tc.want || ok != (tc.want != "") {
 				t.Errorf("annotation %q (present %v), want %q", got, ok, tc.want)
 			}
@@ -152,7 +153,7 @@ func TestAgentsForAsyncSecret(t *testing.T) {
 	owned := func(owner, name string) *metav1.PartialObjectMetadata {
 		ar := agent(func(a *v1alpha1.AgentRuntime) { a.Name = owner })
 		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name,
-			OwnerReferences: []metav1.OwnerReference{OwnerReference(ar)}}}
+			OwnerReferences: []metav1.OwnerReference{workload.OwnerReference(ar)}}}
 		return m
 	}
 	if got := r.agentsForAsyncSecret(t.Context(), owned("support", "agent-support-async-redis")); len(got) != 1 || got[0].Name != "support" {

@@ -9,11 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 )
 
@@ -57,14 +56,14 @@ var _ autoscalingFacts = (*clusterfacts.Facts)(nil)
 // service group default, looked up only when the agent sets no
 // spec.runtime.autoscaling) and res.KEDAUnavailable (asked only when KEDA
 // is the autoscaler in effect, so agents without it cost no discovery).
-func resolveAutoscaling(ar *v1alpha1.AgentRuntime, facts autoscalingFacts, res *Resolved) {
+func resolveAutoscaling(ar *v1alpha1.AgentRuntime, facts autoscalingFacts, res *workload.Resolved) {
 	res.DefaultAutoscaling = nil
 	if rt := ar.Spec.Runtime; rt == nil || rt.Autoscaling == nil {
 		res.DefaultAutoscaling = serviceGroupAutoscaling(ar, facts)
 	}
 	res.KEDAUnavailable = false
-	if a := EffectiveAutoscaling(ar, res); a != nil && a.Type == autoscalerKEDA {
-		res.KEDAUnavailable = !facts.CRDInstalled(KEDAGroupKind)
+	if a := workload.EffectiveAutoscaling(ar, res); a != nil && a.Type == autoscalerKEDA {
+		res.KEDAUnavailable = !facts.CRDInstalled(workload.KEDAGroupKind)
 	}
 }
 
@@ -107,8 +106,8 @@ type autoscalingOutcome struct {
 // first when the agent owns one, so two autoscalers never fight over the
 // Deployment. A stale ScaledObject is looked for only once KEDA is known
 // to be served (Reconciler.kedaServed).
-func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (autoscalingOutcome, error) {
-	a := capAutoscaling(EffectiveAutoscaling(ar, res), res.ReplicaCap)
+func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved) (autoscalingOutcome, error) {
+	a := capAutoscaling(workload.EffectiveAutoscaling(ar, res), res.ReplicaCap)
 	out := autoscalingOutcome{kedaNotInstalled: res.KEDAUnavailable && requestsKEDA(ar, res)}
 	if res.ScaleToZero {
 		// Held at zero replicas "whatever else the spec asks": an
@@ -119,20 +118,20 @@ func (r *Reconciler) applyAutoscaling(ctx context.Context, ar *v1alpha1.AgentRun
 		out.applied = a.Type
 	}
 	if out.applied != autoscalerHPA {
-		if err := r.deleteOwned(ctx, ar, &autoscalingv2.HorizontalPodAutoscaler{}, HPAName(ar)); err != nil {
+		if err := r.deleteOwned(ctx, ar, &autoscalingv2.HorizontalPodAutoscaler{}, workload.HPAName(ar)); err != nil {
 			return out, err
 		}
 	}
 	if out.applied != autoscalerKEDA && r.kedaServed.Load() {
-		if err := r.deleteOwned(ctx, ar, newScaledObject(), ScaledObjectName(ar)); err != nil {
+		if err := r.deleteOwned(ctx, ar, workload.NewScaledObject(), workload.ScaledObjectName(ar)); err != nil {
 			return out, err
 		}
 	}
 	switch out.applied {
 	case autoscalerHPA:
-		return out, r.apply(ctx, HorizontalPodAutoscaler(ar, a))
+		return out, r.apply(ctx, workload.HorizontalPodAutoscaler(ar, a))
 	case autoscalerKEDA:
-		if err := r.apply(ctx, ScaledObject(ar, a)); err != nil {
+		if err := r.apply(ctx, workload.ScaledObject(ar, a)); err != nil {
 			return out, err
 		}
 		r.kedaServed.Store(true)
@@ -149,10 +148,10 @@ func capAutoscaling(a *v1alpha1.AgentRuntimeAutoscaling, limit *int32) *v1alpha1
 		return a
 	}
 	out := a.DeepCopy()
-	if maxR := ptr.Deref(out.MaxReplicas, DefaultAutoscalingMaxReplicas); maxR > *limit {
+	if maxR := ptr.Deref(out.MaxReplicas, workload.DefaultAutoscalingMaxReplicas); maxR > *limit {
 		out.MaxReplicas = ptr.To(*limit)
 	}
-	if minR := ptr.Deref(out.MinReplicas, DefaultAutoscalingMinReplicas); minR > *limit {
+	if minR := ptr.Deref(out.MinReplicas, workload.DefaultAutoscalingMinReplicas); minR > *limit {
 		out.MinReplicas = ptr.To(*limit)
 	}
 	return out
@@ -160,10 +159,10 @@ func capAutoscaling(a *v1alpha1.AgentRuntimeAutoscaling, limit *int32) *v1alpha1
 
 // requestsKEDA reports whether the agent (or its service group) asks for
 // KEDA autoscaling, whether or not KEDA is installed.
-func requestsKEDA(ar *v1alpha1.AgentRuntime, res *Resolved) bool {
+func requestsKEDA(ar *v1alpha1.AgentRuntime, res *workload.Resolved) bool {
 	asked := *res
 	asked.KEDAUnavailable = false
-	a := EffectiveAutoscaling(ar, &asked)
+	a := workload.EffectiveAutoscaling(ar, &asked)
 	return a != nil && a.Type == autoscalerKEDA
 }
 
@@ -208,17 +207,14 @@ func autoscalingCondition(o autoscalingOutcome, gen int64) metav1.Condition {
 	return c
 }
 
-// watchAutoscalers adds the owned autoscalers to the controller's watches:
-// HPAs always, ScaledObjects only when KEDA's CRD is served at startup (a
-// watch on a kind the API server does not serve fails the manager). Only
-// spec changes and deletions re-reconcile: the HPA and KEDA controllers
-// write their status every few seconds.
-func (r *Reconciler) watchAutoscalers(b *builder.Builder, mapper meta.RESTMapper) *builder.Builder {
-	onSpec := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	b = b.Owns(&autoscalingv2.HorizontalPodAutoscaler{}, onSpec)
-	if clusterfacts.Installed(mapper, KEDAGroupKind) {
-		r.kedaServed.Store(true)
-		b = b.Owns(newScaledObject(), onSpec)
+// setupAutoscaling reports whether KEDA's ScaledObject kind is served at
+// startup, and remembers it (kedaServed): SetupWithManager owns
+// ScaledObjects only then, since a watch on a kind the API server does not
+// serve fails the manager.
+func (r *Reconciler) setupAutoscaling(mapper meta.RESTMapper) bool {
+	if !clusterfacts.Installed(mapper, workload.KEDAGroupKind) {
+		return false
 	}
-	return b
+	r.kedaServed.Store(true)
+	return true
 }

@@ -23,6 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -139,7 +140,7 @@ func TestReconcileHPA(t *testing.T) {
 	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
 		t.Fatalf("no HPA once re-enabled: %v", err)
 	}
-	res := Resolved{ScaleToZero: true}
+	res := workload.Resolved{ScaleToZero: true}
 	if out, err := r.applyAutoscaling(ctx, got, &res); err != nil || !out.heldAtZero || out.applied != "" {
 		t.Errorf("applyAutoscaling held at zero: %+v, %v", out, err)
 	}
@@ -303,12 +304,12 @@ func TestReconcileKEDA(t *testing.T) {
 		} {
 			got := reconcileAgent(t, r, tc.key)
 			autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
-			so := newScaledObject()
+			so := workload.NewScaledObject()
 			if err := k8s.Get(ctx, tc.key, so); err != nil {
 				t.Fatalf("no ScaledObject for %s: %v", tc.key, err)
 			}
 			spec, _, _ := unstructured.NestedMap(so.Object, "spec")
-			want := ScaledObject(got, got.Spec.Runtime.Autoscaling).Object["spec"]
+			want := workload.ScaledObject(got, got.Spec.Runtime.Autoscaling).Object["spec"]
 			if !equalYAML(t, spec, want) {
 				t.Errorf("%s: the API server's ScaledObject differs from the one built", tc.key)
 			}
@@ -334,7 +335,7 @@ func TestReconcileKEDA(t *testing.T) {
 		setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, Type: "hpa"})
 		got := reconcileAgent(t, r, key)
 		autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
-		if err := k8s.Get(ctx, key, newScaledObject()); !apierrors.IsNotFound(err) {
+		if err := k8s.Get(ctx, key, workload.NewScaledObject()); !apierrors.IsNotFound(err) {
 			t.Errorf("ScaledObject after switching to hpa: %v, want NotFound", err)
 		}
 		if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); err != nil {
@@ -380,7 +381,7 @@ func autoscalersRecreatedByWatches(t *testing.T) {
 		obj func() client.Object
 	}{
 		{hpaKey, func() client.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }},
-		{kedaKey, func() client.Object { return newScaledObject() }},
+		{kedaKey, func() client.Object { return workload.NewScaledObject() }},
 	} {
 		uid := func() string {
 			o := tc.obj()

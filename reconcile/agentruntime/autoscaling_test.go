@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // autoscalingFactsStub answers resolveAutoscaling's two questions.
@@ -80,7 +81,7 @@ func TestResolveAutoscaling(t *testing.T) {
 				t.Errorf("KEDAUnavailable %v, want %v", res.KEDAUnavailable, tc.wantKEDAOff)
 			}
 			var typ v1alpha1.AgentRuntimeAutoscalingType
-			if a := EffectiveAutoscaling(tc.ar, &res); a != nil {
+			if a := workload.EffectiveAutoscaling(tc.ar, &res); a != nil {
 				typ = a.Type
 			}
 			if typ != tc.wantType {

@@ -10,12 +10,14 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // CacheByObject is what the manager's cache should hold of the kinds the
 // controller builds (cmd/omnia-operator sets it): only the operator's own
 // objects, selected by LabelManagedBy=ManagedByValue, which every builder
-// sets (meta.go). Without it the operator caches every Deployment,
+// sets (workload/meta.go). Without it the operator caches every Deployment,
 // Service, ServiceAccount, Role, RoleBinding and HPA of the cluster; the
 // other components' objects are of no use to it and are most of a real
 // cluster's. No other controller in the operator reads these kinds.
@@ -33,7 +35,7 @@ import (
 // them, and only the operator's own entry of a Deployment, so a
 // Deployment keeps that entry and no other.
 func CacheByObject() map[client.Object]cache.ByObject {
-	own := labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})
+	own := labels.SelectorFromSet(labels.Set{workload.LabelManagedBy: workload.ManagedByValue})
 	out := map[client.Object]cache.ByObject{}
 	for _, o := range []client.Object{
 		&corev1.Service{}, &corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{},

@@ -6,6 +6,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // TestCacheSelectsTheOperatorsChildren: the cache's label selector for
@@ -16,10 +18,10 @@ func TestCacheSelectsTheOperatorsChildren(t *testing.T) {
 		t.Fatalf("%d kinds selected, want 6 (Deployment, Service, ServiceAccount, Role, RoleBinding, HPA)", len(byObject))
 	}
 	for obj, o := range byObject {
-		if !o.Label.Matches(labels.Set(objectLabels(agent()))) {
+		if !o.Label.Matches(labels.Set(workload.ObjectMeta(agent(), "support").Labels)) {
 			t.Errorf("%T: selector %s does not match the builders' labels", obj, o.Label)
 		}
-		if o.Label.Matches(labels.Set{LabelName: LabelNameValue}) {
+		if o.Label.Matches(labels.Set{workload.LabelName: workload.LabelNameValue}) {
 			t.Errorf("%T: selector %s matches an object the operator did not build", obj, o.Label)
 		}
 	}
@@ -73,7 +75,7 @@ func TestDeploymentCacheKeepsOnlyTheReplicasOwnership(t *testing.T) {
 // controller reads (the applied hash, replicas, status, the operator's
 // replicas ownership) and no pod spec.
 func TestDeploymentCacheDropsThePodSpec(t *testing.T) {
-	d, _, err := Deployment(agent(), resolved())
+	d, _, err := workload.Deployment(agent(), resolved())
 	if err != nil {
 		t.Fatal(err)
 	}

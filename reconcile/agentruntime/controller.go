@@ -6,17 +6,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
@@ -98,57 +93,11 @@ type Reconciler struct {
 	// no discovery request per reconcile.
 	kedaServed atomic.Bool
 	// istio caches whether Istio's VirtualService kind is served, for
-	// rollout traffic routing (istio.go).
+	// rollout traffic routing (istio_availability.go).
 	istio istioAvailability
 	// secretKeys remembers the Provider credential Secrets' key names by
 	// resourceVersion (secretkeys.go); nil reads the Secret every time.
 	secretKeys *clusterfacts.SecretKeyCache
-}
-
-// SetupWithManager registers the controller: For AgentRuntime (generation
-// changes, and the idle inputs: lastUsedAt and the idle-timeout
-// annotation), Owns Deployment and Service, and the autoscalers
-// (watchAutoscalers); a Workspace's spec changes and an AgentRuntime's
-// deletion re-reconcile the agents its quota concerns (quota_watches.go).
-func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	if opts.Clock == nil {
-		opts.Clock = clock.RealClock{}
-	}
-	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), recorder: mgr.GetEventRecorder(ControllerName), opts: opts,
-		secretKeys: newSecretKeyCache(mgr)}
-	ctx := context.Background()
-	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexProvider, providerNames); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
-		return err
-	}
-	if err := indexReferences(ctx, idx); err != nil {
-		return err
-	}
-	b := r.watchReferences(ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		WithOptions(controllerOptions(opts)).
-		For(&v1alpha1.AgentRuntime{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, idleInputsChanged(), runtimeCapabilitiesChanged(),
-			policycheck.Relabelled(opts.Policies, "AgentRuntime")))).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		Watches(&v1alpha1.Provider{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexProvider, func(o client.Object) string { return o.GetName() }))).
-		Watches(&v1alpha1.PromptPack{}, handler.EnqueueRequestsFromMapFunc(r.agentsBy(indexPromptPack, func(o client.Object) string { return o.GetLabels()[rules.PromptPackLabel] }))).
-		Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.agentsOfWorkspace), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&v1alpha1.AgentRuntime{}, r.waitingAgentsOnDelete()))
-	b = policycheck.Watch(b, opts.Policies, "AgentRuntime", r.client, func() client.ObjectList { return &v1alpha1.AgentRuntimeList{} })
-	b = r.watchAutoscalers(b, mgr.GetRESTMapper())
-	b = r.watchRollout(b, mgr)
-	b = r.watchExposure(b, mgr)
-	b = r.watchExternalAuth(b, mgr)
-	b = r.watchAsync(b, mgr)
-	b, err := r.watchAnalysis(b, mgr)
-	if err != nil {
-		return err
-	}
-	return b.Complete(r)
 }
 
 // Reconcile runs one pass over an agent, in the order the steps depend on

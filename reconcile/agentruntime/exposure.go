@@ -15,17 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -37,7 +34,7 @@ import (
 // With a default-exposure Gateway configured (ExposureOptions.Gateway, the
 // operator's --default-exposure-gateway, Helm defaultExposure), every
 // facade that sets expose.enabled with its data plane on gets one
-// operator-owned HTTPRoute (httproute.go): `<agent>-facade` for the
+// operator-owned HTTPRoute (workload/httproute.go): `<agent>-facade` for the
 // primary, `<agent>-<type>` for a secondary one, on the host
 // rules.AgentRuntimeExposedFacades gives, to the facade's Service port,
 // matching the root path, with the Gateway as its parent. Routes of
@@ -66,44 +63,16 @@ const (
 // the Gateway API's types.
 var httpRouteGVK = schema.GroupVersionKind{Group: gatewayv1.GroupName, Version: gatewayv1.GroupVersion.Version, Kind: "HTTPRoute"}
 
-// GatewayRef names the default-exposure Gateway and, optionally, the
-// listener (sectionName) the routes attach to.
-type GatewayRef struct {
-	Namespace, Name, SectionName string
-}
-
-// ParseGatewayRef parses `<namespace>/<name>[/<sectionName>]`.
-func ParseGatewayRef(s string) (GatewayRef, error) {
-	parts := strings.Split(s, "/")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] == "") {
-		return GatewayRef{}, fmt.Errorf("gateway %q: want <namespace>/<name>[/<sectionName>]", s)
-	}
-	g := GatewayRef{Namespace: parts[0], Name: parts[1]}
-	if len(parts) == 3 {
-		g.SectionName = parts[2]
-	}
-	return g, nil
-}
-
-// String is the `<namespace>/<name>[/<sectionName>]` form.
-func (g GatewayRef) String() string {
-	s := g.Namespace + "/" + g.Name
-	if g.SectionName != "" {
-		s += "/" + g.SectionName
-	}
-	return s
-}
-
 // ExposureOptions configure the group (cmd/omnia-operator sets them).
 type ExposureOptions struct {
 	// Gateway is the platform's default-exposure Gateway; nil: exposure is
 	// off and expose.enabled does nothing.
-	Gateway *GatewayRef
+	Gateway *workload.GatewayRef
 	// BaseDomain is the domain the default hosts are under
 	// (`<agent>.<namespace>.<baseDomain>`); required with Gateway.
 	BaseDomain string
 
-	// routes is the group's own cache (watchExposure): the operator's
+	// routes is the group's own cache (setupExposure): the operator's
 	// HTTPRoutes (by label) and the one configured Gateway (by name). Nil
 	// when the cluster does not serve the HTTPRoute kind.
 	routes cache.Cache
@@ -111,11 +80,11 @@ type ExposureOptions struct {
 	// configured Gateway.
 	gatewayCached bool
 	// claims reads AgentRuntimes through the host index (indexExposeHost):
-	// the manager's cache, set by watchExposure when a Gateway is
+	// the manager's cache, set by setupExposure when a Gateway is
 	// configured.
 	claims client.Reader
 	// setupErr is why the cache could not be set up; applyExposure
-	// returns it (watchExposure cannot).
+	// returns it (setupExposure cannot).
 	setupErr error
 }
 
@@ -140,21 +109,34 @@ type exposureOutcome struct {
 	endpoints []v1alpha1.AgentRuntimeFacadeEndpoint
 }
 
-// watchExposure gives the group its own cache, started with the manager:
+// exposureWatches is what setupExposure prepared for SetupWithManager's
+// watches.
+type exposureWatches struct {
+	// routes is the group's cache, holding the operator's HTTPRoutes (and
+	// the Gateway, when gateway is true).
+	routes cache.Cache
+	// gateway is true when the configured Gateway is served and cached:
+	// its changes are watched.
+	gateway bool
+	// hosts is true when a default Gateway is configured and the host
+	// index is set up: host handovers are watched.
+	hosts bool
+}
+
+// setupExposure gives the group its own cache, started with the manager:
 // only the operator's HTTPRoutes (LabelManagedBy) and only the configured
 // Gateway (a field selector on its name, in its namespace), so the
 // operator never caches the cluster's other routes and Gateways. It is set
 // up only when the HTTPRoute kind is served at startup (a watch on a kind
 // the API server does not serve fails the manager; a ByObject entry for
 // one fails the manager's cache, which is why the manager's own
-// CacheByObject does not list HTTPRoutes). A route's change (the Gateway
-// implementation writing its status.parents) re-reconciles its agent; a
-// change of the Gateway (its listeners) re-reconciles every agent with a
-// route.
-func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// CacheByObject does not list HTTPRoutes). Nil when the group has nothing
+// to watch: the kind is not served, or a setup step failed (setupErr says
+// which).
+func (r *Reconciler) setupExposure(mgr ctrl.Manager) *exposureWatches {
 	mapper := mgr.GetRESTMapper()
 	if !clusterfacts.Installed(mapper, HTTPRouteGroupKind) {
-		return b
+		return nil
 	}
 	scheme := mgr.GetScheme()
 	// The typed Gateway API in the manager's scheme, for the client's
@@ -162,12 +144,12 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 	if !scheme.Recognizes(httpRouteGVK) {
 		if err := gatewayv1.Install(scheme); err != nil {
 			r.opts.Exposure.setupErr = fmt.Errorf("exposure: registering the Gateway API types: %w", err)
-			return b
+			return nil
 		}
 	}
 	gw := r.opts.Exposure.Gateway
 	watchGateway := gw != nil && clusterfacts.Installed(mapper, GatewayGroupKind)
-	var cachedGateway *GatewayRef
+	var cachedGateway *workload.GatewayRef
 	if watchGateway {
 		cachedGateway = gw
 	}
@@ -177,7 +159,7 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 	}
 	if err != nil {
 		r.opts.Exposure.setupErr = fmt.Errorf("exposure: the HTTPRoute cache: %w", err)
-		return b
+		return nil
 	}
 	r.opts.Exposure.routes, r.opts.Exposure.gatewayCached = c, watchGateway
 	if gw != nil {
@@ -187,30 +169,20 @@ func (r *Reconciler) watchExposure(b *builder.Builder, mgr ctrl.Manager) *builde
 		// or takes one from.
 		if err := indexExposeHosts(context.Background(), mgr.GetFieldIndexer(), r.opts.Exposure.BaseDomain); err != nil {
 			r.opts.Exposure.setupErr = fmt.Errorf("exposure: the AgentRuntime host index: %w", err)
-			return b
+			return nil
 		}
 		r.opts.Exposure.claims = mgr.GetClient()
-		b = b.Watches(&v1alpha1.AgentRuntime{}, handler.EnqueueRequestsFromMapFunc(r.hostHandovers),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			Watches(&v1alpha1.Workspace{}, handler.EnqueueRequestsFromMapFunc(r.hostHandoversOfWorkspace),
-				builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	}
-	b = b.WatchesRawSource(source.Kind(c, &gatewayv1.HTTPRoute{},
-		handler.TypedEnqueueRequestForOwner[*gatewayv1.HTTPRoute](scheme, mapper, &v1alpha1.AgentRuntime{}, handler.OnlyControllerOwner())))
-	if watchGateway {
-		b = b.WatchesRawSource(source.Kind(c, &gatewayv1.Gateway{},
-			handler.TypedEnqueueRequestsFromMapFunc(r.agentsWithRoutes)))
-	}
-	return b
+	return &exposureWatches{routes: c, gateway: watchGateway, hosts: gw != nil}
 }
 
 // newExposureCache is the group's cache (opts give its scheme, mapper and
 // HTTP client): the operator's HTTPRoutes, selected by LabelManagedBy, and
 // the Gateway gw names (nil: no Gateway), selected by name in its
 // namespace. Managed fields are dropped, as in the manager's cache.
-func newExposureCache(cfg *rest.Config, opts cache.Options, gw *GatewayRef) (cache.Cache, error) {
+func newExposureCache(cfg *rest.Config, opts cache.Options, gw *workload.GatewayRef) (cache.Cache, error) {
 	opts.ByObject = map[client.Object]cache.ByObject{
-		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})},
+		&gatewayv1.HTTPRoute{}: {Label: labels.SelectorFromSet(labels.Set{workload.LabelManagedBy: workload.ManagedByValue})},
 	}
 	if gw != nil {
 		opts.ByObject[&gatewayv1.Gateway{}] = cache.ByObject{
@@ -290,7 +262,7 @@ func (r *Reconciler) applyExposure(ctx context.Context, ar *v1alpha1.AgentRuntim
 		return err
 	}
 	var list gatewayv1.HTTPRouteList
-	if err := opts.routes.List(ctx, &list, client.InNamespace(ar.Namespace), client.MatchingLabels{LabelAgent: ar.Name}); err != nil {
+	if err := opts.routes.List(ctx, &list, client.InNamespace(ar.Namespace), client.MatchingLabels{workload.LabelAgent: ar.Name}); err != nil {
 		return fmt.Errorf("listing HTTPRoutes: %w", err)
 	}
 	live := map[string]*gatewayv1.HTTPRoute{}

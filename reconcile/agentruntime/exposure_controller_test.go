@@ -23,6 +23,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // TestReconcileExposure runs the exposure group on the suite's API server.
@@ -40,7 +41,7 @@ import (
 // dataPlane: false each remove that facade's route.
 func TestReconcileExposure(t *testing.T) {
 	ctx := context.Background()
-	gw := GatewayRef{Namespace: "ar-expose-edge", Name: "public"}
+	gw := workload.GatewayRef{Namespace: "ar-expose-edge", Name: "public"}
 	exposure := ExposureOptions{Gateway: &gw, BaseDomain: "example.com"}
 	const ns = "ar-expose"
 	exposed := func(a *v1alpha1.AgentRuntime) {
@@ -86,7 +87,7 @@ func TestReconcileExposure(t *testing.T) {
 
 	t.Run("a second reconcile writes nothing", func(t *testing.T) {
 		// The reconciler alone (no manager: nothing else writes), with the
-		// group's cache as watchExposure builds it.
+		// group's cache as setupExposure builds it.
 		r, writes := newCountingReconciler(t)
 		hc, err := rest.HTTPClientFor(testConfig)
 		if err != nil {
@@ -278,7 +279,7 @@ func updateAgent(t *testing.T, key client.ObjectKey, mutate func(*v1alpha1.Agent
 // implementation that accepted it would: Accepted and ResolvedRefs True
 // for the Gateway, at the route's generation. It simulates the
 // third-party controller; the operator never writes a route's status.
-func acceptRoute(t *testing.T, ns, name string, gw GatewayRef) {
+func acceptRoute(t *testing.T, ns, name string, gw workload.GatewayRef) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		rt := &gatewayv1.HTTPRoute{}

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -8,6 +9,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // status.facade.endpoints (agentruntime.md § Other status fields): external
@@ -29,7 +31,7 @@ import (
 //     reason, or Pending when no controller has reported on it yet.
 
 // facadeEndpoints are the routes' endpoints, in the routes' order.
-func facadeEndpoints(routes []gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref GatewayRef) []v1alpha1.AgentRuntimeFacadeEndpoint {
+func facadeEndpoints(routes []gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref workload.GatewayRef) []v1alpha1.AgentRuntimeFacadeEndpoint {
 	var out []v1alpha1.AgentRuntimeFacadeEndpoint
 	for i := range routes {
 		if e, ok := routeEndpoint(&routes[i], gw, ref); ok {
@@ -41,12 +43,12 @@ func facadeEndpoints(routes []gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref Ga
 
 // routeEndpoint is one route's endpoint; false for a route with no
 // hostname (the operator's always have one).
-func routeEndpoint(rt *gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref GatewayRef) (v1alpha1.AgentRuntimeFacadeEndpoint, bool) {
+func routeEndpoint(rt *gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref workload.GatewayRef) (v1alpha1.AgentRuntimeFacadeEndpoint, bool) {
 	if len(rt.Spec.Hostnames) == 0 {
 		return v1alpha1.AgentRuntimeFacadeEndpoint{}, false
 	}
 	host := string(rt.Spec.Hostnames[0])
-	path := RootPath
+	path := workload.RootPath
 	if len(rt.Spec.Rules) > 0 && len(rt.Spec.Rules[0].Matches) > 0 {
 		if m := rt.Spec.Rules[0].Matches[0].Path; m != nil && m.Value != nil {
 			path = *m.Value
@@ -58,11 +60,11 @@ func routeEndpoint(rt *gatewayv1.HTTPRoute, gw *gatewayv1.Gateway, ref GatewayRe
 	}
 	url := scheme + "://" + host
 	if (scheme == "https" && port != 443) || (scheme == "http" && port != 80) {
-		url += ":" + itoa(port)
+		url += ":" + strconv.Itoa(int(port))
 	}
 	valid, reason := routeAccepted(rt, ref)
 	return v1alpha1.AgentRuntimeFacadeEndpoint{
-		Protocol: rt.Labels[LabelFacade], URL: url + path, Scheme: scheme, Host: host, Path: path, Port: port,
+		Protocol: rt.Labels[workload.LabelFacade], URL: url + path, Scheme: scheme, Host: host, Path: path, Port: port,
 		RouteName: rt.Name, RouteNamespace: rt.Namespace, Valid: valid, Reason: reason,
 	}, true
 }
@@ -127,7 +129,7 @@ func listenerHostMatches(h *gatewayv1.Hostname, host string) bool {
 // Accepted and ResolvedRefs are True for the route's generation. The
 // entry is written by the Gateway implementation (a third-party
 // controller), never by the operator.
-func routeAccepted(rt *gatewayv1.HTTPRoute, ref GatewayRef) (bool, string) {
+func routeAccepted(rt *gatewayv1.HTTPRoute, ref workload.GatewayRef) (bool, string) {
 	reason := string(gatewayv1.RouteReasonPending)
 	for _, p := range rt.Status.Parents {
 		if !parentRefIs(p.ParentRef, rt.Namespace, ref) {
@@ -166,7 +168,7 @@ func parentAccepted(conds []metav1.Condition, gen int64) (bool, string) {
 // parentRefIs reports whether a status.parents entry's parentRef is the
 // default-exposure Gateway (group and kind defaulted to the Gateway API's
 // Gateway, namespace to the route's).
-func parentRefIs(p gatewayv1.ParentReference, routeNamespace string, ref GatewayRef) bool {
+func parentRefIs(p gatewayv1.ParentReference, routeNamespace string, ref workload.GatewayRef) bool {
 	if p.Group != nil && string(*p.Group) != gatewayv1.GroupName {
 		return false
 	}

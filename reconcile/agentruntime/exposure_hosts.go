@@ -10,6 +10,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -207,7 +208,7 @@ func (r *Reconciler) desiredRoutes(ctx context.Context, ar *v1alpha1.AgentRuntim
 			}
 			continue
 		}
-		rt := HTTPRoute(ar, e, gw)
+		rt := workload.HTTPRoute(ar, e, gw)
 		if rt == nil {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -40,7 +41,7 @@ func installGatewayAPI(t *testing.T) {
 }
 
 // hostIndexCache is an AgentRuntime cache with the host index, as
-// watchExposure registers it in the manager's, for a reconciler built
+// setupExposure registers it in the manager's, for a reconciler built
 // without a manager; started until the test ends.
 func hostIndexCache(t *testing.T, r *Reconciler, baseDomain string) cache.Cache {
 	t.Helper()
@@ -81,7 +82,7 @@ func hostIndexCache(t *testing.T, r *Reconciler, baseDomain string) cache.Cache 
 func TestReconcileExposureHostClaims(t *testing.T) {
 	ctx := context.Background()
 	installGatewayAPI(t)
-	gw := GatewayRef{Namespace: "ar-hosts-edge", Name: "public"}
+	gw := workload.GatewayRef{Namespace: "ar-hosts-edge", Name: "public"}
 	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gw.Namespace}}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,15 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/oidcfetch"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
@@ -61,8 +60,6 @@ import (
 
 // Names and keys of the JWKS Secret and the facade's configuration.
 const (
-	// OIDCJWKSKey is the JWKS Secret's data key.
-	OIDCJWKSKey = "jwks.json"
 	// OIDCIssuerAnnotation is the issuer (trailing slashes trimmed) whose
 	// JWKS the Secret holds.
 	OIDCIssuerAnnotation = "omnia.altairalabs.ai/oidc-issuer"
@@ -73,14 +70,6 @@ const (
 	// ComponentOIDCJWKS is LabelComponent's value on the JWKS Secret.
 	ComponentOIDCJWKS = "oidc-jwks"
 
-	// EnvExternalAuth is the facade's external-auth configuration, one
-	// JSON object (externalAuthConfig). It holds no secret value.
-	EnvExternalAuth = "OMNIA_EXTERNAL_AUTH"
-	// VolumeOIDCJWKS is the JWKS Secret's volume, mounted read-only in the
-	// facade container at OIDCJWKSMountPath.
-	VolumeOIDCJWKS    = "omnia-oidc-jwks"
-	OIDCJWKSMountPath = "/etc/omnia/oidc-jwks"
-
 	// DefaultJWKSRefresh is how often a mirrored JWKS is fetched again.
 	DefaultJWKSRefresh = 6 * time.Hour
 	// oidcProberKind is the prober owner kind of the JWKS fetches.
@@ -90,9 +79,6 @@ const (
 	// submitted again.
 	jwksRetryDropped = 30 * time.Second
 )
-
-// OIDCJWKSSecretName is the agent's JWKS Secret, agent-<agent>-oidc-jwks.
-func OIDCJWKSSecretName(ar *v1alpha1.AgentRuntime) string { return "agent-" + ar.Name + "-oidc-jwks" }
 
 // ExternalAuthOptions configure the group (cmd/omnia-operator sets them).
 type ExternalAuthOptions struct {
@@ -106,7 +92,7 @@ type ExternalAuthOptions struct {
 	// DefaultJWKSRefresh (six hours, the spec's).
 	RefreshInterval time.Duration
 
-	// state is set up by watchExternalAuth.
+	// state is set up by setupExternalAuth.
 	state *externalAuthState
 }
 
@@ -210,10 +196,11 @@ type oidcObservation struct {
 	result *prober.Result
 }
 
-// watchExternalAuth sets up the group's state and adds its watches: the
-// JWKS Secret (owned; metadata only, the cache never holds Secret data),
-// the prober's results, and agent deletion (forgetting its fetches).
-func (r *Reconciler) watchExternalAuth(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupExternalAuth sets up the group's state: the JWKS fetcher, the
+// prober that runs the fetches (added to mgr unless given), the refresh
+// interval. SetupWithManager watches the JWKS Secrets (jwksSecretHandler),
+// the prober's results and agent deletions (forgetJWKSOnDelete).
+func (r *Reconciler) setupExternalAuth(mgr ctrl.Manager) *externalAuthState {
 	o := &r.opts.ExternalAuth
 	st := &externalAuthState{prober: o.Prober, fetcher: o.Fetcher, meta: mgr.GetCache(), refresh: o.RefreshInterval,
 		fetched: &jwksStore{m: map[types.NamespacedName]fetchedJWKS{}}, applied: map[types.NamespacedName]appliedJWKS{}}
@@ -232,17 +219,21 @@ func (r *Reconciler) watchExternalAuth(b *builder.Builder, mgr ctrl.Manager) *bu
 		}
 	}
 	o.state = st
-	return b.
-		Watches(&corev1.Secret{}, jwksSecretHandler(st), builder.OnlyMetadata).
-		WatchesRawSource(source.Channel(st.prober.Events(oidcProberKind), &handler.EnqueueRequestForObject{})).
-		Watches(&v1alpha1.AgentRuntime{}, handler.Funcs{
-			DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				k := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
-				st.prober.Retain(prober.Owner{Kind: oidcProberKind, NamespacedName: k})
-				st.fetched.forget(k)
-				st.setApplied(k, nil)
-			},
-		})
+	return st
+}
+
+// forgetJWKSOnDelete is an AgentRuntime event handler that acts on
+// deletions only: the deleted agent's fetches are dropped from the prober,
+// and its last fetch and write forgotten.
+func forgetJWKSOnDelete(st *externalAuthState) handler.EventHandler {
+	return handler.Funcs{
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			k := types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
+			st.prober.Retain(prober.Owner{Kind: oidcProberKind, NamespacedName: k})
+			st.fetched.forget(k)
+			st.setApplied(k, nil)
+		},
+	}
 }
 
 // jwksSecretHandler enqueues the agent owning a changed JWKS Secret (its
@@ -317,7 +308,7 @@ func externalAuthCondition(ar *v1alpha1.AgentRuntime, findings []rules.Finding, 
 		okReason = v1alpha1.AgentRuntimeReasonExternalAuthConfigured
 		okMessage = "external listeners run " + strings.Join(validators, ", ")
 		if ar.Spec.ExternalAuth.OIDC != nil && (obs == nil || !obs.secretExists) {
-			okMessage += "; oidc is enabled in the facade once the JWKS Secret " + OIDCJWKSSecretName(ar) + " exists (see OIDCJWKSReady)"
+			okMessage += "; oidc is enabled in the facade once the JWKS Secret " + workload.OIDCJWKSSecretName(ar) + " exists (see OIDCJWKSReady)"
 		}
 	}
 	return conditions.FromFindings(v1alpha1.AgentRuntimeConditionExternalAuth, findings, okReason, okMessage,
@@ -381,7 +372,7 @@ func failedReason(class oidcfetch.Class) string {
 // fetched JWKS into the Secret, submits the fetch when due (never waiting
 // for it), deletes the Secret once oidc is removed, and sets
 // res.OIDCJWKSSecret when the Secret holds the current issuer's JWKS.
-func (r *Reconciler) prepareExternalAuth(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) prepareExternalAuth(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	st := r.opts.ExternalAuth.state
 	out := &externalAuthOutcome{}
 	in.externalAuth = out
@@ -455,7 +446,7 @@ func (r *Reconciler) prepareExternalAuth(ctx context.Context, ar *v1alpha1.Agent
 		}
 	}
 	if obs.secretExists {
-		res.OIDCJWKSSecret = OIDCJWKSSecretName(ar)
+		res.OIDCJWKSSecret = workload.OIDCJWKSSecretName(ar)
 	}
 	if !last.IsZero() {
 		if wait := last.Add(st.refresh).Sub(now); wait > 0 {
@@ -499,7 +490,7 @@ func jwksJob(key prober.Key, issuer string, st *externalAuthState) prober.Job {
 func (r *Reconciler) jwksSecretMeta(ctx context.Context, ar *v1alpha1.AgentRuntime, st *externalAuthState) (*metav1.PartialObjectMetadata, error) {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	err := st.meta.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: OIDCJWKSSecretName(ar)}, m)
+	err := st.meta.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: workload.OIDCJWKSSecretName(ar)}, m)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
@@ -513,8 +504,8 @@ func (r *Reconciler) jwksSecretMeta(ctx context.Context, ar *v1alpha1.AgentRunti
 // agent, the key set under OIDCJWKSKey and the issuer, jwks_uri and fetch
 // time as annotations.
 func JWKSSecret(ar *v1alpha1.AgentRuntime, issuer string, j *oidcfetch.JWKS, at time.Time) *corev1.Secret {
-	m := objectMeta(ar, OIDCJWKSSecretName(ar))
-	m.Labels[LabelComponent] = ComponentOIDCJWKS
+	m := workload.ObjectMeta(ar, workload.OIDCJWKSSecretName(ar))
+	m.Labels[workload.LabelComponent] = ComponentOIDCJWKS
 	m.Annotations = map[string]string{
 		OIDCIssuerAnnotation:     issuer,
 		OIDCJWKSURIAnnotation:    j.URI,
@@ -524,7 +515,7 @@ func JWKSSecret(ar *v1alpha1.AgentRuntime, issuer string, j *oidcfetch.JWKS, at 
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: m,
 		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{OIDCJWKSKey: j.Data},
+		Data:       map[string][]byte{workload.OIDCJWKSKey: j.Data},
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/oidcfetch"
 )
 
@@ -119,15 +120,15 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 			return string(c.Status) + "/" + c.Reason
 		}
 	}
-	facadeConfig := func() externalAuthConfig {
+	facadeConfig := func() facadeAuth {
 		d := &appsv1.Deployment{}
 		if err := k8s.Get(ctx, key, d); err != nil {
-			return externalAuthConfig{}
+			return facadeAuth{}
 		}
-		var cfg externalAuthConfig
+		var cfg facadeAuth
 		for _, c := range d.Spec.Template.Spec.Containers {
-			if c.Name == ContainerFacade {
-				if v, ok := literal(&c, EnvExternalAuth); ok {
+			if c.Name == workload.ContainerFacade {
+				if v, ok := literal(&c, workload.EnvExternalAuth); ok {
 					_ = json.Unmarshal([]byte(v), &cfg)
 				}
 			}
@@ -140,7 +141,7 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 			return false
 		}
 		for _, v := range d.Spec.Template.Spec.Volumes {
-			if v.Name == VolumeOIDCJWKS && v.Secret != nil && v.Secret.SecretName == secretKey.Name {
+			if v.Name == workload.VolumeOIDCJWKS && v.Secret != nil && v.Secret.SecretName == secretKey.Name {
 				return true
 			}
 		}
@@ -178,9 +179,9 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 	g.Expect(k8s.Get(ctx, secretKey, s)).To(gomega.Succeed())
 	ar := get()
 	g.Expect(metav1.IsControlledBy(s, ar)).To(gomega.BeTrue(), "the JWKS Secret is owned by the agent")
-	g.Expect(s.Labels).To(gomega.HaveKeyWithValue(LabelManagedBy, ManagedByValue))
-	g.Expect(s.Labels).To(gomega.HaveKeyWithValue(LabelAgent, key.Name))
-	g.Expect(string(s.Data[OIDCJWKSKey])).To(gomega.Equal(jwksWithKid("k1")))
+	g.Expect(s.Labels).To(gomega.HaveKeyWithValue(workload.LabelManagedBy, workload.ManagedByValue))
+	g.Expect(s.Labels).To(gomega.HaveKeyWithValue(workload.LabelAgent, key.Name))
+	g.Expect(string(s.Data[workload.OIDCJWKSKey])).To(gomega.Equal(jwksWithKid("k1")))
 	g.Expect(s.Annotations).To(gomega.HaveKeyWithValue(OIDCIssuerAnnotation, is.srv.URL))
 	firstMirror := s.Annotations[OIDCMirroredAtAnnotation]
 	g.Eventually(func() []string { return facadeConfig().Validators }, 10*time.Second, 100*time.Millisecond).Should(gomega.Equal([]string{"oidc"}))
@@ -200,7 +201,7 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 	g.Eventually(func() string {
 		s := &corev1.Secret{}
 		_ = k8s.Get(ctx, secretKey, s)
-		return string(s.Data[OIDCJWKSKey])
+		return string(s.Data[workload.OIDCJWKSKey])
 	}, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal(jwksWithKid("k2")))
 	g.Expect(k8s.Get(ctx, secretKey, s)).To(gomega.Succeed())
 	g.Expect(s.Annotations[OIDCMirroredAtAnnotation]).NotTo(gomega.Equal(firstMirror))
@@ -213,7 +214,7 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 		Should(gomega.Equal("True/" + v1alpha1.AgentRuntimeReasonJWKSStale))
 	g.Expect(condition(get(), v1alpha1.AgentRuntimeConditionOIDCJWKSReady).Message).To(gomega.ContainSubstring("InvalidJWKS"))
 	g.Expect(k8s.Get(ctx, secretKey, s)).To(gomega.Succeed())
-	g.Expect(string(s.Data[OIDCJWKSKey])).To(gomega.Equal(jwksWithKid("k2")))
+	g.Expect(string(s.Data[workload.OIDCJWKSKey])).To(gomega.Equal(jwksWithKid("k2")))
 	g.Expect(facadeConfig().Validators).To(gomega.Equal([]string{"oidc"}), "the facade keeps oidc on the last good JWKS")
 
 	// Removing oidc: the Secret and OIDCJWKSReady go, and the
@@ -227,4 +228,13 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 	g.Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, secretKey, &corev1.Secret{})) }, 30*time.Second, 100*time.Millisecond).
 		Should(gomega.BeTrue(), "the JWKS Secret is deleted with oidc")
 	g.Eventually(hasJWKSVolume, 10*time.Second, 100*time.Millisecond).Should(gomega.BeFalse())
+}
+
+// facadeAuth is the part of the facade's OMNIA_EXTERNAL_AUTH (one JSON
+// object, workload.ExternalAuthFacadeConfig) these tests read.
+type facadeAuth struct {
+	Validators []string `json:"validators"`
+	OIDC       *struct {
+		Issuer string `json:"issuer"`
+	} `json:"oidc,omitempty"`
 }

@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // agent is a minimal valid agent: one websocket facade, no other field.
@@ -32,8 +34,8 @@ func agent(mut ...func(*v1alpha1.AgentRuntime)) *v1alpha1.AgentRuntime {
 	return ar
 }
 
-func resolved() Resolved {
-	return Resolved{
+func resolved() workload.Resolved {
+	return workload.Resolved{
 		RuntimeImage:      "registry.example/runtime:1",
 		FacadeImage:       "registry.example/facade:1",
 		PolicyBrokerImage: "registry.example/broker:1",
@@ -56,9 +58,9 @@ func loadExample(t *testing.T, file string) *v1alpha1.AgentRuntime {
 }
 
 // mustDeployment builds and fails the test on error.
-func mustDeployment(t *testing.T, ar *v1alpha1.AgentRuntime, r Resolved) (*corev1.PodSpec, []DroppedEnv) {
+func mustDeployment(t *testing.T, ar *v1alpha1.AgentRuntime, r workload.Resolved) (*corev1.PodSpec, []workload.DroppedEnv) {
 	t.Helper()
-	d, dropped, err := Deployment(ar, r)
+	d, dropped, err := workload.Deployment(ar, r)
 	if err != nil {
 		t.Fatalf("Deployment: %v", err)
 	}
@@ -95,23 +97,6 @@ func literal(c *corev1.Container, name string) (string, bool) {
 	return e.Value, true
 }
 
-// secretRef returns "secret/key" for a variable set from a Secret, or "".
-func secretRef(c *corev1.Container, name string) string {
-	e := env(c, name)
-	if e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
-		return ""
-	}
-	return e.ValueFrom.SecretKeyRef.Name + "/" + e.ValueFrom.SecretKeyRef.Key
-}
-
-func portNames(ports []FacadePort) []string {
-	var out []string
-	for _, p := range ports {
-		out = append(out, p.Name+":"+itoa(p.Port))
-	}
-	return out
-}
-
 // startManager runs the controller in a manager against the suite's API
 // server until the test ends, with the test images unless opts names
 // others, and returns the manager's context.
@@ -135,4 +120,13 @@ func startManager(t *testing.T, opts Options) context.Context {
 	go func() { defer close(done); _ = mgr.Start(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return ctx
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

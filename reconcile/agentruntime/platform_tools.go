@@ -9,6 +9,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 )
 
@@ -23,10 +24,6 @@ import (
 // and the reconcile goes on. `service: arena` is never rendered (it needs
 // SandboxClaims; rules toolregistry/platform-service-served reports it).
 
-// EnvPlatformTools is the runtime variable holding the rendered platform
-// tools, a JSON array of PlatformTool; absent when there are none.
-const EnvPlatformTools = "OMNIA_PLATFORM_TOOLS"
-
 // PlatformOptions configure the rendering of platform handlers.
 type PlatformOptions struct {
 	// APIURL is the operator's API (the deploy API listener) as agents
@@ -36,19 +33,6 @@ type PlatformOptions struct {
 	// Log receives why a handler was skipped (ctrl.Log's controller
 	// logger when unset).
 	Log logr.Logger
-}
-
-// PlatformTool is one rendered platform tool: an HTTP GET whose arguments
-// are sent as query parameters (every argument a string or a number), with
-// a delegation token whose audience is DelegationAudience.
-type PlatformTool struct {
-	Name               string          `json:"name"`
-	Description        string          `json:"description"`
-	InputSchema        json.RawMessage `json:"inputSchema"`
-	Handler            string          `json:"handler"`
-	Method             string          `json:"method"`
-	URL                string          `json:"url"`
-	DelegationAudience string          `json:"delegationAudience"`
 }
 
 // discoveryTool is one of the three catalog tools, by route.
@@ -78,7 +62,7 @@ var discoveryTools = []discoveryTool{
 
 // platformTools renders the agent's ToolRegistry's discovery handlers.
 // The second result says why handlers were skipped ("" when none were).
-func platformTools(ar *v1alpha1.AgentRuntime, tr *v1alpha1.ToolRegistry, ws *v1alpha1.Workspace, apiURL string) ([]PlatformTool, string) {
+func platformTools(ar *v1alpha1.AgentRuntime, tr *v1alpha1.ToolRegistry, ws *v1alpha1.Workspace, apiURL string) ([]workload.PlatformTool, string) {
 	if tr == nil {
 		return nil, ""
 	}
@@ -102,11 +86,11 @@ func platformTools(ar *v1alpha1.AgentRuntime, tr *v1alpha1.ToolRegistry, ws *v1a
 		return nil, "no Workspace names namespace " + ar.Namespace + ": the discovery handler " + handlers[0] + " of ToolRegistry " + tr.Name +
 			" has no workspace catalog and is not rendered"
 	}
-	var out []PlatformTool
+	var out []workload.PlatformTool
 	// One catalog per workspace: a second discovery handler would render
 	// the same three tool names again, so only the first is rendered.
 	for _, t := range discoveryTools {
-		out = append(out, PlatformTool{
+		out = append(out, workload.PlatformTool{
 			Name: t.name, Description: t.description, InputSchema: json.RawMessage(t.schema), Handler: handlers[0],
 			Method: "GET", URL: base.String() + "/api/v1/workspaces/" + url.PathEscape(ws.Name) + "/catalog/" + t.route,
 			DelegationAudience: "workspace:" + ws.Name,
@@ -117,7 +101,7 @@ func platformTools(ar *v1alpha1.AgentRuntime, tr *v1alpha1.ToolRegistry, ws *v1a
 
 // resolvePlatformTools renders the agent's platform tools from the facts,
 // logging (never failing on) a skipped handler.
-func (r *Reconciler) resolvePlatformTools(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts) []PlatformTool {
+func (r *Reconciler) resolvePlatformTools(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts) []workload.PlatformTool {
 	ref := ar.Spec.ToolRegistryRef
 	if ref == nil || (ref.Namespace != "" && ref.Namespace != ar.Namespace) {
 		return nil
@@ -133,14 +117,4 @@ func (r *Reconciler) resolvePlatformTools(ar *v1alpha1.AgentRuntime, facts *clus
 		log.Info("platform handler skipped", "agentRuntime", ar.Namespace+"/"+ar.Name, "reason", skipped)
 	}
 	return tools
-}
-
-// platformToolsEnv sets OMNIA_PLATFORM_TOOLS when there are tools.
-func platformToolsEnv(e envSet, r *Resolved) {
-	if len(r.PlatformTools) == 0 {
-		return
-	}
-	if data, err := json.Marshal(r.PlatformTools); err == nil { // plain strings and valid JSON always marshal
-		e.lit(EnvPlatformTools, string(data))
-	}
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 func TestPlatformTools(t *testing.T) {
@@ -74,15 +75,19 @@ func TestPlatformTools(t *testing.T) {
 	}
 
 	// The runtime gets them as OMNIA_PLATFORM_TOOLS, and nothing without.
-	e := envSet{}
-	platformToolsEnv(e, &Resolved{PlatformTools: tools})
-	var got []PlatformTool
-	if err := json.Unmarshal([]byte(e[EnvPlatformTools].Value), &got); err != nil || len(got) != 3 {
-		t.Errorf("%s = %q (%v)", EnvPlatformTools, e[EnvPlatformTools].Value, err)
+	runtimeEnv := func(tools []workload.PlatformTool) (string, bool) {
+		t.Helper()
+		r := resolved()
+		r.PlatformTools = tools
+		pod, _ := mustDeployment(t, agent(), r)
+		return literal(container(t, pod, workload.ContainerRuntime), workload.EnvPlatformTools)
 	}
-	e = envSet{}
-	platformToolsEnv(e, &Resolved{})
-	if _, ok := e[EnvPlatformTools]; ok {
+	v, _ := runtimeEnv(tools)
+	var got []workload.PlatformTool
+	if err := json.Unmarshal([]byte(v), &got); err != nil || len(got) != 3 {
+		t.Errorf("%s = %q (%v)", workload.EnvPlatformTools, v, err)
+	}
+	if _, ok := runtimeEnv(nil); ok {
 		t.Error("no tools, no variable")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -68,8 +69,8 @@ func pssProjection(m *metav1.ObjectMeta, s *corev1.PodSpec) pssRelevant {
 		SecurityContext: s.SecurityContext, Containers: map[string]pssContainer{}, InitContainers: len(s.InitContainers),
 		Ephemeral: len(s.EphemeralContainers), OS: s.OS,
 	}
-	delete(out.Annotations, ConfigHashAnnotation)
-	delete(out.Annotations, AsyncQueueHashAnnotation)
+	delete(out.Annotations, workload.ConfigHashAnnotation)
+	delete(out.Annotations, workload.AsyncQueueHashAnnotation)
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
@@ -169,7 +170,7 @@ func TestPodSecurityViewMatchesBuilder(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := resolved()
-	r.PromptPack = &ResolvedPromptPack{PackName: "p", Version: "1", ConfigMapName: "p-1"}
+	r.PromptPack = &workload.ResolvedPromptPack{PackName: "p", Version: "1", ConfigMapName: "p-1"}
 	r.OIDCJWKSSecret = "jwks"
 	examples := podSecurityExamples(t)
 	if len(examples) < 20 {
@@ -177,7 +178,7 @@ func TestPodSecurityViewMatchesBuilder(t *testing.T) {
 	}
 	for name, ar := range examples {
 		t.Run(name, func(t *testing.T) {
-			d, _, err := Deployment(ar, r)
+			d, _, err := workload.Deployment(ar, r)
 			if err != nil {
 				// No pod is built; the rule leaves such a volume to this
 				// error, so both must see it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -31,7 +32,7 @@ const (
 // registry only when it exists in the agent's namespace (otherwise the pod
 // gets no tool registry), the clients that resolved, and every client's
 // resolution for status.a2a.clients.
-func resolveReferences(ar *v1alpha1.AgentRuntime, facts rules.Facts, res *Resolved, in *statusInput) {
+func resolveReferences(ar *v1alpha1.AgentRuntime, facts rules.Facts, res *workload.Resolved, in *statusInput) {
 	res.ToolRegistryName = ""
 	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
 		if _, ok := facts.ToolRegistry(ar.Namespace, ref.Name); ok {
@@ -42,7 +43,7 @@ func resolveReferences(ar *v1alpha1.AgentRuntime, facts rules.Facts, res *Resolv
 	res.A2AClients = nil
 	for _, c := range in.a2aClients {
 		if c.Resolved() {
-			res.A2AClients = append(res.A2AClients, ResolvedA2AClient{Name: c.Name, URL: c.URL})
+			res.A2AClients = append(res.A2AClients, workload.ResolvedA2AClient{Name: c.Name, URL: c.URL})
 		}
 	}
 }

@@ -3,6 +3,7 @@ package agentruntime
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -279,8 +281,8 @@ func TestMissingToolRegistryAndClaim(t *testing.T) {
 	if d == nil {
 		t.Fatal("no Deployment: neither a missing ToolRegistry nor a missing claim holds the workload")
 	}
-	rt := container(t, &d.Spec.Template.Spec, ContainerRuntime)
-	if e := env(rt, EnvToolRegistryName); e != nil {
+	rt := container(t, &d.Spec.Template.Spec, workload.ContainerRuntime)
+	if e := env(rt, workload.EnvToolRegistryName); e != nil {
 		t.Errorf("the runtime has %s=%q for a ToolRegistry that does not exist", e.Name, e.Value)
 	}
 
@@ -300,8 +302,8 @@ func TestMissingToolRegistryAndClaim(t *testing.T) {
 	wantCondition(t, got, v1alpha1.AgentRuntimeConditionToolRegistryReady, metav1.ConditionTrue, ReasonToolRegistryFound)
 	wantCondition(t, got, v1alpha1.AgentRuntimeConditionVolumes, metav1.ConditionTrue, ReasonVolumeClaimsFound)
 	d = deploymentOf(t, key)
-	if e := env(container(t, &d.Spec.Template.Spec, ContainerRuntime), EnvToolRegistryName); e == nil || e.Value != "tools" {
-		t.Errorf("the runtime's %s = %+v once the ToolRegistry exists, want tools", EnvToolRegistryName, e)
+	if e := env(container(t, &d.Spec.Template.Spec, workload.ContainerRuntime), workload.EnvToolRegistryName); e == nil || e.Value != "tools" {
+		t.Errorf("the runtime's %s = %+v once the ToolRegistry exists, want tools", workload.EnvToolRegistryName, e)
 	}
 }
 
@@ -365,9 +367,9 @@ func TestA2AClientResolution(t *testing.T) {
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: "billing"}, billing); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range FacadePorts(billing) {
-		if p.Type == v1alpha1.AgentRuntimeFacadeTypeA2A && !p.Management && "http://"+serviceHost(billing)+":"+itoa(p.Port) != want["billing"].url {
-			t.Errorf("the a2a facade listens on %s:%d, the client resolved to %s", serviceHost(billing), p.Port, want["billing"].url)
+	for _, p := range workload.FacadePorts(billing) {
+		if p.Type == v1alpha1.AgentRuntimeFacadeTypeA2A && !p.Management && "http://"+workload.ServiceHost(billing)+":"+strconv.Itoa(int(p.Port)) != want["billing"].url {
+			t.Errorf("the a2a facade listens on %s:%d, the client resolved to %s", workload.ServiceHost(billing), p.Port, want["billing"].url)
 		}
 	}
 
@@ -393,7 +395,7 @@ func TestClaimListMatchesThePod(t *testing.T) {
 		runtime.RawExtension{Raw: []byte(`{"name":"y","persistentVolumeClaim":{"claimName":"extra-claim"}}`)})
 	pod, _ := mustDeployment(t, ar, richResolved())
 	got := rules.AgentRuntimePersistentVolumeClaims(ar)
-	want := ClaimNames(pod)
+	want := workload.ClaimNames(pod)
 	if len(want) < 3 {
 		t.Fatalf("the pod mounts claims %v; the test needs all three sources", want)
 	}

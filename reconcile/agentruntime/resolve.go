@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -9,7 +10,7 @@ import (
 // workloadPlan is what resolve decided: the inputs the builders get, and
 // whether a resolution condition holds the workload back.
 type workloadPlan struct {
-	res Resolved
+	res workload.Resolved
 	// held is true while the workload must not be applied: no runtime
 	// image, the PromptPack or a Provider is not usable, the pod breaks a
 	// pod check (podoverrides_security.go), or the Workspace has not
@@ -25,8 +26,8 @@ type workloadPlan struct {
 func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Facts, findings []rules.Finding, in *statusInput) workloadPlan {
 	image, imageOK := rules.AgentRuntimeFrameworkImage(ar, r.opts.FrameworkImages, r.opts.BuiltinRuntimeImage)
 	in.frameworkImageOK = imageOK
-	plan := workloadPlan{held: !imageOK || podChecksHold(findings), res: Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
-		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]ResolvedProvider{}}}
+	plan := workloadPlan{held: !imageOK || podChecksHold(findings), res: workload.Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
+		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]workload.ResolvedProvider{}}}
 	for _, f := range findings {
 		switch f.Condition {
 		case v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady:
@@ -35,12 +36,12 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	}
 	for _, e := range ar.Spec.Providers {
 		if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok && p != nil {
-			plan.res.Providers[e.Name] = ResolvedProvider{Provider: p, SecretKey: providerSecretKey(p, facts)}
+			plan.res.Providers[e.Name] = workload.ResolvedProvider{Provider: p, SecretKey: providerSecretKey(p, facts)}
 		}
 	}
 	if ref := ar.Spec.PromptPackRef; ref != nil {
 		if p := rules.AgentRuntimeSelectPromptPack(facts.PromptPacks(ar.Namespace, ref.Name), ref); p != nil {
-			rp := &ResolvedPromptPack{PackName: p.Spec.PackName, Version: p.Spec.Version}
+			rp := &workload.ResolvedPromptPack{PackName: p.Spec.PackName, Version: p.Spec.Version}
 			if p.Spec.Source.ConfigMapRef != nil {
 				rp.ConfigMapName = p.Spec.Source.ConfigMapRef.Name
 			}

@@ -13,14 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -57,7 +56,7 @@ type RolloutOptions struct {
 	PromotionRequeue time.Duration
 
 	// apiReader reads the agent past the cache (freshRollout); set by
-	// watchRollout from the manager. Nil skips the check.
+	// setupRollout from the manager. Nil skips the check.
 	apiReader client.Reader
 }
 
@@ -100,13 +99,12 @@ func (o *rolloutOutcome) hold(reason, message string) error {
 	return nil
 }
 
-// watchRollout adds the group's watches to the controller: the promote
-// annotation (the For() predicate passes only generation changes). The
-// candidate Deployment is owned by the agent, so Owns(Deployment) already
-// re-reconciles on its status.
-func (r *Reconciler) watchRollout(b *builder.Builder, mgr ctrl.Manager) *builder.Builder {
+// setupRollout gives the group the API reader it reads the candidate
+// through. SetupWithManager watches the promote annotation
+// (promoteAnnotationChanged); the candidate Deployment is owned by the
+// agent, so Owns(Deployment) already re-reconciles on its status.
+func (r *Reconciler) setupRollout(mgr ctrl.Manager) {
 	r.opts.Rollout.apiReader = mgr.GetAPIReader()
-	return b.Watches(&v1alpha1.AgentRuntime{}, &handler.EnqueueRequestForObject{}, builder.WithPredicates(promoteAnnotationChanged()))
 }
 
 // promoteAnnotationChanged passes an AgentRuntime update that sets or
@@ -149,7 +147,7 @@ func setRolloutActive(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRuntime
 
 // applyRollout runs after the stable Deployment is applied: the candidate
 // Deployment, the step machine and the traffic routing.
-func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) applyRollout(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	if stale, err := r.freshRollout(ctx, ar, in); err != nil || stale {
 		return err
 	}
@@ -263,7 +261,7 @@ func (r *Reconciler) rolloutEnded(ctx context.Context, ar *v1alpha1.AgentRuntime
 
 // rolloutRun: the candidate differs from the spec; start the rollout if it
 // is not in progress, and run its steps from status.rollout.currentStep.
-func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) rolloutRun(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	prior := ar.Status.Rollout
 	var st *v1alpha1.AgentRuntimeRolloutStatus
 	if prior == nil || !prior.Active {
@@ -406,7 +404,7 @@ func (r *Reconciler) startPromotion(ctx context.Context, ar *v1alpha1.AgentRunti
 // candidate's overrides into the spec; once the stable Deployment runs
 // them at every replica, release the traffic, delete the candidate and
 // clear spec.rollout.candidate.
-func (r *Reconciler) rolloutPromoting(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved, in *statusInput) error {
+func (r *Reconciler) rolloutPromoting(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	st := ar.Status.Rollout.DeepCopy()
 	st.StableVersion = in.activeVersion
 	out := &rolloutOutcome{status: st, active: true}
@@ -479,7 +477,7 @@ func (r *Reconciler) rollback(ctx context.Context, ar *v1alpha1.AgentRuntime, in
 // from the copy; everything else (prepared Secrets, images, quota) is the
 // stable agent's res. held is true when the candidate's inputs do not
 // resolve; version is the candidate's PromptPack version.
-func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRuntime, res *Resolved) (*appsv1.Deployment, string, bool, error) {
+func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved) (*appsv1.Deployment, string, bool, error) {
 	cp := candidateAgent(ar)
 	facts := clusterfacts.New(ctx, r.client, r.client, r.mapper, r.opts.License).WithSecretKeyCache(r.secretKeys)
 	findings := rules.Default.Evaluate("AgentRuntime", rules.Input{Object: cp, Facts: facts}, rules.Options{})
@@ -493,7 +491,7 @@ func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 	}
 	cres := *res
 	cres.PromptPack, cres.Providers, cres.ToolRegistryName = plan.res.PromptPack, plan.res.Providers, plan.res.ToolRegistryName
-	built, _, err := Deployment(cp, cres)
+	built, _, err := workload.Deployment(cp, cres)
 	if err != nil {
 		return nil, "", false, fmt.Errorf("building the rollout candidate: %w", err)
 	}
@@ -516,7 +514,7 @@ func (r *Reconciler) applyCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 			return nil, err
 		}
 	}
-	d := CandidateDeployment(ar, built, replicas)
+	d := workload.CandidateDeployment(ar, built, replicas)
 	if err := r.apply(ctx, d); err != nil {
 		return nil, err
 	}
@@ -526,7 +524,7 @@ func (r *Reconciler) applyCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 // candidateLive is the candidate Deployment from the cache; nil when none.
 func (r *Reconciler) candidateLive(ctx context.Context, ar *v1alpha1.AgentRuntime) (*appsv1.Deployment, error) {
 	d := &appsv1.Deployment{}
-	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: CandidateDeploymentName(ar)}, d)
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: workload.CandidateDeploymentName(ar)}, d)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -542,7 +540,7 @@ func (r *Reconciler) removeCandidate(ctx context.Context, ar *v1alpha1.AgentRunt
 	if err := r.releaseTraffic(ctx, ar, in); err != nil {
 		return err
 	}
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: CandidateDeploymentName(ar)}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: workload.CandidateDeploymentName(ar)}}
 	if err := r.client.Delete(ctx, d, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting the candidate Deployment: %w", err)
 	}

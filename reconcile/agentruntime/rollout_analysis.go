@@ -17,10 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/netguard"
@@ -92,9 +89,11 @@ type AnalysisOptions struct {
 	QueryTimeout time.Duration
 }
 
-// watchAnalysis resolves the prober and re-reconciles an agent when one of
-// its measurements is stored.
-func (r *Reconciler) watchAnalysis(b *builder.Builder, mgr ctrl.Manager) (*builder.Builder, error) {
+// setupAnalysis resolves the prober the analysis steps measure through;
+// nil when there is none (analysis steps then cannot measure).
+// SetupWithManager re-reconciles an agent when one of its measurements is
+// stored.
+func (r *Reconciler) setupAnalysis(mgr ctrl.Manager) (*prober.Prober, error) {
 	o := &r.opts.Analysis
 	if o.Prober == nil && o.ProberFor != nil {
 		p, err := o.ProberFor(mgr)
@@ -103,10 +102,7 @@ func (r *Reconciler) watchAnalysis(b *builder.Builder, mgr ctrl.Manager) (*build
 		}
 		o.Prober = p
 	}
-	if o.Prober == nil {
-		return b, nil
-	}
-	return b.WatchesRawSource(source.Channel(o.Prober.Events(AnalysisProberKind), &handler.EnqueueRequestForObject{})), nil
+	return o.Prober, nil
 }
 
 // analyze advances the analysis step for the agent's current step; st is

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // The step machine's decisions, one table per function.
@@ -300,22 +301,22 @@ func TestCandidateDeployment(t *testing.T) {
 	ar := agent(withRollout(candV2, nil), func(a *v1alpha1.AgentRuntime) {
 		a.Spec.Rollout.Rollback = &v1alpha1.AgentRuntimeRolloutRollback{ProgressDeadlineSeconds: ptr.To[int32](30)}
 	})
-	stable, _, err := Deployment(ar, resolved())
+	stable, _, err := workload.Deployment(ar, resolved())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stable.Spec.Template.Labels[LabelRolloutTrack] != RolloutTrackStable {
-		t.Errorf("stable pod track label %q, want %q", stable.Spec.Template.Labels[LabelRolloutTrack], RolloutTrackStable)
+	if stable.Spec.Template.Labels[workload.LabelRolloutTrack] != workload.RolloutTrackStable {
+		t.Errorf("stable pod track label %q, want %q", stable.Spec.Template.Labels[workload.LabelRolloutTrack], workload.RolloutTrackStable)
 	}
-	if _, ok := stable.Spec.Selector.MatchLabels[LabelRolloutTrack]; ok {
+	if _, ok := stable.Spec.Selector.MatchLabels[workload.LabelRolloutTrack]; ok {
 		t.Errorf("the stable selector has the track label (it is immutable)")
 	}
-	built, _, _ := Deployment(candidateAgent(ar), resolved())
-	c := CandidateDeployment(ar, built, 3)
+	built, _, _ := workload.Deployment(candidateAgent(ar), resolved())
+	c := workload.CandidateDeployment(ar, built, 3)
 	if c.Name != "support-candidate" || *c.Spec.Replicas != 3 || *c.Spec.ProgressDeadlineSeconds != 30 {
 		t.Errorf("candidate name %s replicas %d deadline %v", c.Name, *c.Spec.Replicas, c.Spec.ProgressDeadlineSeconds)
 	}
-	if c.Spec.Selector.MatchLabels[LabelRolloutTrack] != RolloutTrackCandidate || c.Spec.Template.Labels[LabelRolloutTrack] != RolloutTrackCandidate {
+	if c.Spec.Selector.MatchLabels[workload.LabelRolloutTrack] != workload.RolloutTrackCandidate || c.Spec.Template.Labels[workload.LabelRolloutTrack] != workload.RolloutTrackCandidate {
 		t.Errorf("candidate selector %v pod labels %v: want the candidate track in both", c.Spec.Selector.MatchLabels, c.Spec.Template.Labels)
 	}
 	for k, v := range c.Spec.Selector.MatchLabels {
@@ -323,19 +324,19 @@ func TestCandidateDeployment(t *testing.T) {
 			t.Errorf("candidate pods miss selector label %s=%s", k, v)
 		}
 	}
-	for k, v := range SelectorLabels(ar) {
+	for k, v := range workload.SelectorLabels(ar) {
 		if c.Spec.Template.Labels[k] != v {
 			t.Errorf("candidate pods miss the Service's selector label %s=%s", k, v)
 		}
 	}
-	if refs := c.OwnerReferences; len(refs) != 1 || refs[0].UID != ar.UID || c.Labels[LabelManagedBy] != ManagedByValue {
+	if refs := c.OwnerReferences; len(refs) != 1 || refs[0].UID != ar.UID || c.Labels[workload.LabelManagedBy] != workload.ManagedByValue {
 		t.Errorf("candidate owner %v labels %v", refs, c.Labels)
 	}
-	if built.Spec.Template.Labels[LabelRolloutTrack] != RolloutTrackStable {
+	if built.Spec.Template.Labels[workload.LabelRolloutTrack] != workload.RolloutTrackStable {
 		t.Errorf("CandidateDeployment changed its input")
 	}
 	ar.Spec.Rollout.Rollback = nil
-	if c := CandidateDeployment(ar, built, 1); c.Spec.ProgressDeadlineSeconds != nil {
+	if c := workload.CandidateDeployment(ar, built, 1); c.Spec.ProgressDeadlineSeconds != nil {
 		t.Errorf("no progressDeadlineSeconds: want unset (Kubernetes' 600 s), got %d", *c.Spec.ProgressDeadlineSeconds)
 	}
 }

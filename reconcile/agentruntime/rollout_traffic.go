@@ -13,6 +13,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // Traffic routing of a rollout (agentruntime.md § rollout.trafficRouting):
@@ -42,19 +43,6 @@ const (
 	TrafficModeReplicaWeighted v1alpha1.AgentRuntimeTrafficRoutingMode = "replicaWeighted"
 	TrafficModeExternal        v1alpha1.AgentRuntimeTrafficRoutingMode = "external"
 )
-
-// Default DestinationRule subset names (mesh.* and istio.destinationRule.*).
-const (
-	DefaultStableSubset    = "stable"
-	DefaultCandidateSubset = "canary"
-)
-
-// WaypointLabel is the Istio ambient label the agent Service carries when
-// spec.rollout.trafficRouting.mesh.waypoint is set.
-const WaypointLabel = "istio.io/use-waypoint"
-
-// MeshRouteName is the one HTTP route of the operator-owned VirtualService.
-const MeshRouteName = "omnia-rollout"
 
 // TrafficRouting reasons. The spec names none; each is documented here.
 const (
@@ -97,7 +85,7 @@ type trafficOutcome struct {
 // external when only istio is set, "" otherwise (resolved against the
 // cluster by resolveTrafficMode).
 func requestedTrafficMode(ar *v1alpha1.AgentRuntime) v1alpha1.AgentRuntimeTrafficRoutingMode {
-	tr := trafficRoutingOf(ar)
+	tr := workload.TrafficRoutingOf(ar)
 	switch {
 	case tr == nil:
 		return ""
@@ -107,13 +95,6 @@ func requestedTrafficMode(ar *v1alpha1.AgentRuntime) v1alpha1.AgentRuntimeTraffi
 		return TrafficModeExternal
 	}
 	return ""
-}
-
-func trafficRoutingOf(ar *v1alpha1.AgentRuntime) *v1alpha1.AgentRuntimeRolloutTrafficRouting {
-	if ar.Spec.Rollout == nil {
-		return nil
-	}
-	return ar.Spec.Rollout.TrafficRouting
 }
 
 // resolveTrafficMode resolves the requested mode against whether Istio's
@@ -154,7 +135,7 @@ func (o trafficOutcome) degrade(reason, msg string) trafficOutcome {
 // replica ratio itself.
 func (r *Reconciler) routeTraffic(ctx context.Context, ar *v1alpha1.AgentRuntime, weight int32, _ *statusInput) (trafficOutcome, error) {
 	weight = min(max(weight, 0), 100)
-	tr := trafficRoutingOf(ar)
+	tr := workload.TrafficRoutingOf(ar)
 	requested := requestedTrafficMode(ar)
 	istio := false
 	if requested != TrafficModeReplicaWeighted {
@@ -189,12 +170,12 @@ func (r *Reconciler) releaseTraffic(ctx context.Context, ar *v1alpha1.AgentRunti
 	if !r.istio.served(r.mapper, r.opts.Clock.Now()) {
 		return nil
 	}
-	if tr := trafficRoutingOf(ar); requestedTrafficMode(ar) == TrafficModeExternal && tr != nil && tr.Istio != nil {
+	if tr := workload.TrafficRoutingOf(ar); requestedTrafficMode(ar) == TrafficModeExternal && tr != nil && tr.Istio != nil {
 		if _, err := r.patchExternalRouting(ctx, ar, tr.Istio, 0); err != nil {
 			return r.istio.forgetOnNoMatch(err)
 		}
 	}
-	for _, o := range []*unstructured.Unstructured{newVirtualService(), newDestinationRule()} {
+	for _, o := range []*unstructured.Unstructured{workload.NewVirtualService(), workload.NewDestinationRule()} {
 		if err := r.deleteOwnedRouting(ctx, ar, o); err != nil {
 			return r.istio.forgetOnNoMatch(err)
 		}
@@ -206,21 +187,21 @@ func (r *Reconciler) releaseTraffic(ctx context.Context, ar *v1alpha1.AgentRunti
 // VirtualService with the weight (the subsets exist before a route names
 // them).
 func (r *Reconciler) applyMeshRouting(ctx context.Context, ar *v1alpha1.AgentRuntime, weight int32) error {
-	if err := r.apply(ctx, MeshDestinationRule(ar)); err != nil {
+	if err := r.apply(ctx, workload.MeshDestinationRule(ar)); err != nil {
 		return err
 	}
-	return r.apply(ctx, MeshVirtualService(ar, weight))
+	return r.apply(ctx, workload.MeshVirtualService(ar, weight))
 }
 
 // deleteOwnedRouting deletes the agent's own routing object of obj's kind
 // when it exists and the agent controls it.
 func (r *Reconciler) deleteOwnedRouting(ctx context.Context, ar *v1alpha1.AgentRuntime, obj *unstructured.Unstructured) error {
-	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: ServiceName(ar)}, obj)
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: ar.Namespace, Name: workload.ServiceName(ar)}, obj)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("reading %s %s: %w", obj.GetKind(), ServiceName(ar), err)
+		return fmt.Errorf("reading %s %s: %w", obj.GetKind(), workload.ServiceName(ar), err)
 	case !metav1.IsControlledBy(obj, ar):
 		return nil
 	}
@@ -238,8 +219,8 @@ func (r *Reconciler) deleteOwnedRouting(ctx context.Context, ar *v1alpha1.AgentR
 // makes it a conflict, retried on the next reconcile), only when it
 // changed. missing names what does not exist (nothing is written then).
 func (r *Reconciler) patchExternalRouting(ctx context.Context, ar *v1alpha1.AgentRuntime, is *v1alpha1.AgentRuntimeRolloutIstio, weight int32) (missing string, err error) {
-	stable, canary := subsetNames(is.DestinationRule.StableSubset, is.DestinationRule.CandidateSubset)
-	vs, dr := newVirtualService(), newDestinationRule()
+	stable, canary := workload.SubsetNames(is.DestinationRule.StableSubset, is.DestinationRule.CandidateSubset)
+	vs, dr := workload.NewVirtualService(), workload.NewDestinationRule()
 	for _, o := range []struct {
 		obj  *unstructured.Unstructured
 		name string
@@ -252,14 +233,14 @@ func (r *Reconciler) patchExternalRouting(ctx context.Context, ar *v1alpha1.Agen
 			return "", fmt.Errorf("reading %s %s: %w", o.obj.GetKind(), o.name, err)
 		}
 	}
-	newVS, missingRoutes, err := PatchVirtualServiceRoutes(vs, is.VirtualService.Routes, serviceHost(ar), stable, canary, weight)
+	newVS, missingRoutes, err := workload.PatchVirtualServiceRoutes(vs, is.VirtualService.Routes, workload.ServiceHost(ar), stable, canary, weight)
 	if err != nil {
 		return "", err
 	}
 	if len(missingRoutes) > 0 {
 		return fmt.Sprintf("VirtualService %q has no route named %v", vs.GetName(), missingRoutes), nil
 	}
-	newDR, err := EnsureDestinationRuleSubsets(dr, stable, canary, stickyHeader(ar))
+	newDR, err := workload.EnsureDestinationRuleSubsets(dr, stable, canary, workload.StickyHeader(ar))
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/controlplane"
 )
 
@@ -106,14 +107,14 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 				if out.Mode != TrafficModeMesh || !out.Enforced || out.Degraded != "" || out.Weight != weight {
 					t.Errorf("%s: outcome %+v", ar.Namespace, out)
 				}
-				vs := getRouting(t, newVirtualService(), ar.Namespace, "support")
+				vs := getRouting(t, workload.NewVirtualService(), ar.Namespace, "support")
 				if !metav1.IsControlledBy(vs, ar) {
 					t.Errorf("VirtualService not controlled by the agent: %v", vs.GetOwnerReferences())
 				}
-				if got := routeWeights(t, vs, MeshRouteName); got["stable"] != int64(100-weight) || got["canary"] != int64(weight) {
+				if got := routeWeights(t, vs, workload.MeshRouteName); got["stable"] != int64(100-weight) || got["canary"] != int64(weight) {
 					t.Errorf("%s weights %v, want stable %d canary %d", ar.Namespace, got, 100-weight, weight)
 				}
-				subsets, _, _ := unstructured.NestedSlice(getRouting(t, newDestinationRule(), ar.Namespace, "support").Object, "spec", "subsets")
+				subsets, _, _ := unstructured.NestedSlice(getRouting(t, workload.NewDestinationRule(), ar.Namespace, "support").Object, "spec", "subsets")
 				if len(subsets) != 2 {
 					t.Errorf("DestinationRule subsets %v", subsets)
 				}
@@ -129,7 +130,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if err := r.releaseTraffic(ctx, meshAgent, &statusInput{}); err != nil {
 			t.Fatal(err)
 		}
-		for _, o := range []*unstructured.Unstructured{newVirtualService(), newDestinationRule()} {
+		for _, o := range []*unstructured.Unstructured{workload.NewVirtualService(), workload.NewDestinationRule()} {
 			if err := k8s.Get(ctx, client.ObjectKey{Namespace: meshAgent.Namespace, Name: "support"}, o); !apierrors.IsNotFound(err) {
 				t.Errorf("%s after release: %v", o.GetKind(), err)
 			}
@@ -147,7 +148,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		}
 		vs := userVirtualService()
 		vs.SetNamespace(extAgent.Namespace)
-		dr := newDestinationRule()
+		dr := workload.NewDestinationRule()
 		dr.SetName("dr")
 		dr.SetNamespace(extAgent.Namespace)
 		dr.Object["spec"] = map[string]any{"host": "support.ar-traffic-external.svc.cluster.local",
@@ -157,7 +158,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		adminBefore := getRouting(t, newVirtualService(), extAgent.Namespace, "vs").Object["spec"].(map[string]any)["http"].([]any)[0]
+		adminBefore := getRouting(t, workload.NewVirtualService(), extAgent.Namespace, "vs").Object["spec"].(map[string]any)["http"].([]any)[0]
 
 		out, err = r.routeTraffic(ctx, extAgent, 25, &statusInput{})
 		if err != nil {
@@ -166,7 +167,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if out.Mode != TrafficModeExternal || !out.Enforced || out.Reason != ReasonExternalRouting {
 			t.Errorf("outcome %+v", out)
 		}
-		live := getRouting(t, newVirtualService(), extAgent.Namespace, "vs")
+		live := getRouting(t, workload.NewVirtualService(), extAgent.Namespace, "vs")
 		if got := routeWeights(t, live, "primary"); got["stable"] != 75 || got["canary"] != 25 {
 			t.Errorf("primary weights %v", got)
 		}
@@ -174,11 +175,11 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if metav1.GetControllerOf(live) != nil {
 			t.Errorf("the user's VirtualService got a controller: %v", live.GetOwnerReferences())
 		}
-		subsets, _, _ := unstructured.NestedSlice(getRouting(t, newDestinationRule(), extAgent.Namespace, "dr").Object, "spec", "subsets")
+		subsets, _, _ := unstructured.NestedSlice(getRouting(t, workload.NewDestinationRule(), extAgent.Namespace, "dr").Object, "spec", "subsets")
 		sameJSON(t, "subsets", subsets, []any{
 			map[string]any{"name": "old", "labels": map[string]any{"version": "v0"}},
-			map[string]any{"name": "stable", "labels": map[string]any{LabelRolloutTrack: "stable"}, "trafficPolicy": consistentHash("x-user-id")},
-			map[string]any{"name": "canary", "labels": map[string]any{LabelRolloutTrack: "candidate"}, "trafficPolicy": consistentHash("x-user-id")},
+			map[string]any{"name": "stable", "labels": map[string]any{workload.LabelRolloutTrack: "stable"}, "trafficPolicy": consistentHash("x-user-id")},
+			map[string]any{"name": "canary", "labels": map[string]any{workload.LabelRolloutTrack: "candidate"}, "trafficPolicy": consistentHash("x-user-id")},
 		})
 
 		// Someone else edits the VirtualService meanwhile: their change
@@ -190,7 +191,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if _, err := r.routeTraffic(ctx, extAgent, 50, &statusInput{}); err != nil {
 			t.Fatal(err)
 		}
-		live = getRouting(t, newVirtualService(), extAgent.Namespace, "vs")
+		live = getRouting(t, workload.NewVirtualService(), extAgent.Namespace, "vs")
 		if got := routeWeights(t, live, "primary"); got["stable"] != 50 || got["canary"] != 50 {
 			t.Errorf("primary weights %v", got)
 		}
@@ -199,7 +200,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if err := r.releaseTraffic(ctx, extAgent, &statusInput{}); err != nil {
 			t.Fatal(err)
 		}
-		live = getRouting(t, newVirtualService(), extAgent.Namespace, "vs")
+		live = getRouting(t, workload.NewVirtualService(), extAgent.Namespace, "vs")
 		if got := routeWeights(t, live, "primary"); got["stable"] != 100 || len(got) != 1 {
 			t.Errorf("primary weights after release %v, want stable alone at 100", got)
 		}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // TestProviderCredentialKeyIsTheProvidersChoice: a Provider whose
@@ -46,7 +47,7 @@ func TestProviderCredentialKeyIsTheProvidersChoice(t *testing.T) {
 			t.Fatalf("Deployment: %v", err)
 		}
 		for _, c := range d.Spec.Template.Spec.Containers {
-			if c.Name != ContainerRuntime {
+			if c.Name != workload.ContainerRuntime {
 				continue
 			}
 			for _, e := range c.Env {

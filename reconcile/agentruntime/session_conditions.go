@@ -9,6 +9,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 // Three conditions that report how the agent's conversations are kept and
@@ -128,9 +129,9 @@ func a2aTaskStoreCondition(ar *v1alpha1.AgentRuntime, maxReplicas int32, gen int
 // autoscaler's maxReplicas (default 100), else spec.runtime.replicas
 // (default 1), both capped by the Workspace's maxReplicasPerAgent. A
 // Deployment held at zero (ScaleToZero) counts what it runs once released.
-func maxReplicas(ar *v1alpha1.AgentRuntime, res *Resolved) int32 {
-	if a := capAutoscaling(EffectiveAutoscaling(ar, res), res.ReplicaCap); a != nil {
-		return ptr.Deref(a.MaxReplicas, DefaultAutoscalingMaxReplicas)
+func maxReplicas(ar *v1alpha1.AgentRuntime, res *workload.Resolved) int32 {
+	if a := capAutoscaling(workload.EffectiveAutoscaling(ar, res), res.ReplicaCap); a != nil {
+		return ptr.Deref(a.MaxReplicas, workload.DefaultAutoscalingMaxReplicas)
 	}
 	n := int32(1)
 	if rt := ar.Spec.Runtime; rt != nil && rt.Replicas != nil {

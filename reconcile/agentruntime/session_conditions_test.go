@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 )
 
 func sessionWorkspace(groups ...v1alpha1.WorkspaceServiceGroup) *v1alpha1.Workspace {
@@ -95,20 +96,20 @@ func TestMaxReplicas(t *testing.T) {
 	cases := []struct {
 		name string
 		ar   *v1alpha1.AgentRuntime
-		res  Resolved
+		res  workload.Resolved
 		want int32
 	}{
-		{"default", agent(), Resolved{}, 1},
+		{"default", agent(), workload.Resolved{}, 1},
 		{"static", agent(func(a *v1alpha1.AgentRuntime) {
 			a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](4)}
-		}), Resolved{}, 4},
+		}), workload.Resolved{}, 4},
 		{"static capped", agent(func(a *v1alpha1.AgentRuntime) {
 			a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Replicas: ptr.To[int32](4)}
-		}), Resolved{ReplicaCap: ptr.To[int32](1)}, 1},
+		}), workload.Resolved{ReplicaCap: ptr.To[int32](1)}, 1},
 		{"autoscaling default max", agent(func(a *v1alpha1.AgentRuntime) {
 			a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true}}
-		}), Resolved{}, DefaultAutoscalingMaxReplicas},
-		{"group autoscaling capped", agent(), Resolved{
+		}), workload.Resolved{}, workload.DefaultAutoscalingMaxReplicas},
+		{"group autoscaling capped", agent(), workload.Resolved{
 			DefaultAutoscaling: &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, MaxReplicas: ptr.To[int32](8)},
 			ReplicaCap:         ptr.To[int32](3)}, 3},
 	}

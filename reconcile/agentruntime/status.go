@@ -8,6 +8,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/conditions"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/internal/requeue"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
 	"github.com/altairalabs/omnia/rules"
@@ -55,7 +56,7 @@ type statusInput struct {
 	// frameworkImageOK is rules.AgentRuntimeFrameworkImage's verdict.
 	frameworkImageOK bool
 	// dropped are the reserved keys the Deployment builder dropped.
-	dropped []DroppedEnv
+	dropped []workload.DroppedEnv
 	// deployment is the applied Deployment as the API server has it; nil
 	// when none was applied (held back by a resolution condition).
 	deployment *appsv1.Deployment
@@ -174,7 +175,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	st.Replicas = replicasOf(in.deployment)
 	st.ServiceEndpoint, st.ManagementEndpoints = "", nil
 	if in.serviceApplied {
-		st.ServiceEndpoint, st.ManagementEndpoints = ServiceEndpoint(ar), ManagementEndpoints(ar)
+		st.ServiceEndpoint, st.ManagementEndpoints = workload.ServiceEndpoint(ar), workload.ManagementEndpoints(ar)
 	}
 	st.ActiveVersion = in.activeVersion
 	st.CompositionDigest = in.compositionDigest
@@ -205,7 +206,7 @@ var conditionTypes = []string{
 
 // reservedEnvCondition is ReservedEnvClean: False with the rule's reason
 // naming every dropped key.
-func reservedEnvCondition(dropped []DroppedEnv, gen int64) metav1.Condition {
+func reservedEnvCondition(dropped []workload.DroppedEnv, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionReservedEnvClean, Status: metav1.ConditionTrue,
 		Reason: ReasonReservedEnvClean, Message: "no extraEnv entry names a reserved key", ObservedGeneration: gen}
 	if len(dropped) == 0 {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/transitions"
 	"github.com/altairalabs/omnia/rules"
 )
@@ -71,7 +72,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:      "dropped reserved key: ReservedEnvClean False",
-			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true, dropped: []DroppedEnv{{Field: "spec.runtime.extraEnv[0].name", Name: "OMNIA_AGENT_NAME"}}},
+			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true, dropped: []workload.DroppedEnv{{Field: "spec.runtime.extraEnv[0].name", Name: "OMNIA_AGENT_NAME"}}},
 			wantPhase: v1alpha1.AgentRuntimePhaseRunning,
 			wantConds: map[string]string{"ReservedEnvClean": rules.AgentRuntimeReasonReservedEnvKey},
 		},

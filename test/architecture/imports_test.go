@@ -51,6 +51,19 @@ var rooms = []room{
 		allowedOwn: nil,
 	},
 	{
+		// An agent's children, built in memory from the AgentRuntime and
+		// what the controller resolved: no client, no manager, no network
+		// or files, so the same inputs give the same objects in a test, the
+		// operator and a benchmark.
+		pkg:       "reconcile/agentruntime/workload",
+		forbidden: []string{"k8s.io/client-go/rest", "k8s.io/client-go/kubernetes"},
+		forbiddenDirect: []string{
+			"sigs.k8s.io/controller-runtime", "sigs.k8s.io/controller-runtime/pkg/client",
+			"sigs.k8s.io/controller-runtime/pkg/manager", "net/http", "os",
+		},
+		allowedOwn: []string{"api/", "config/crd", "rules", "licensing"},
+	},
+	{
 		// The prober is generic: it knows no kind, rule or condition.
 		pkg:        "reconcile/prober",
 		allowedOwn: nil,

@@ -25,6 +25,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
@@ -75,7 +76,7 @@ const (
 // applies with (agentruntime.FieldManager, and the replicas hand-off's).
 const operatorManagerPrefix = agentruntime.FieldManager
 
-var scaledObjectGVK = agentruntime.ScaledObjectGVK
+var scaledObjectGVK = workload.ScaledObjectGVK
 
 var _ = Describe("AgentRuntime lifecycle", func() {
 	ctx := context.Background()
@@ -184,12 +185,12 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 			kind string
 			name string
 		}{
-			{&appsv1.Deployment{}, "Deployment", agentruntime.DeploymentName(ar)},
-			{&corev1.Service{}, "Service", agentruntime.ServiceName(ar)},
-			{&corev1.ServiceAccount{}, "ServiceAccount", agentruntime.ServiceAccountName(ar)},
-			{&rbacv1.Role{}, "Role", agentruntime.RoleName(ar)},
-			{&rbacv1.RoleBinding{}, "RoleBinding", agentruntime.RoleBindingName(ar)},
-			{newUnstructured(scaledObjectGVK.GroupVersion().String(), scaledObjectGVK.Kind), "ScaledObject", agentruntime.ScaledObjectName(ar)},
+			{&appsv1.Deployment{}, "Deployment", workload.DeploymentName(ar)},
+			{&corev1.Service{}, "Service", workload.ServiceName(ar)},
+			{&corev1.ServiceAccount{}, "ServiceAccount", workload.ServiceAccountName(ar)},
+			{&rbacv1.Role{}, "Role", workload.RoleName(ar)},
+			{&rbacv1.RoleBinding{}, "RoleBinding", workload.RoleBindingName(ar)},
+			{newUnstructured(scaledObjectGVK.GroupVersion().String(), scaledObjectGVK.Kind), "ScaledObject", workload.ScaledObjectName(ar)},
 		}
 		Eventually(func(g Gomega) {
 			for _, o := range owned {

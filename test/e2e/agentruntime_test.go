@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/e2e/framework"
@@ -179,7 +179,7 @@ var _ = Describe("AgentRuntime", func() {
 		for _, ar := range []*v1alpha1.AgentRuntime{first, second} {
 			Expect(suite.Client.Create(ctx, ar)).To(Succeed())
 		}
-		modelEnv := agentruntime.ProviderEnvPrefix("default") + "MODEL"
+		modelEnv := workload.ProviderEnvPrefix("default") + "MODEL"
 		for _, ar := range []*v1alpha1.AgentRuntime{first, second} {
 			waitAgentRunning(ns, ar.Name)
 			Eventually(func(g Gomega) {

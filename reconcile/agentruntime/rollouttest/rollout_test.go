@@ -28,6 +28,7 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -304,7 +305,7 @@ func TestCanaryToPromotion(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "support-candidate"}, cand); err != nil {
 		t.Fatal(err)
 	}
-	if *cand.Spec.Replicas != 1 || cand.Spec.Template.Labels[agentruntime.LabelRolloutTrack] != agentruntime.RolloutTrackCandidate ||
+	if *cand.Spec.Replicas != 1 || cand.Spec.Template.Labels[workload.LabelRolloutTrack] != workload.RolloutTrackCandidate ||
 		len(cand.OwnerReferences) != 1 || cand.OwnerReferences[0].Name != "support" {
 		t.Errorf("candidate Deployment replicas %d labels %v owners %v", *cand.Spec.Replicas, cand.Spec.Template.Labels, cand.OwnerReferences)
 	}

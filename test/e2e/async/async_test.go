@@ -19,7 +19,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/arena/queue"
-	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/redisacl"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/e2e/framework"
@@ -103,7 +103,7 @@ func asyncCondition(g Gomega, ns, name string) *metav1.Condition {
 func podHash(g Gomega, ns, name string) string {
 	d := &appsv1.Deployment{}
 	g.Expect(suite.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
-	return d.Spec.Template.Annotations[agentruntime.AsyncQueueHashAnnotation]
+	return d.Spec.Template.Annotations[workload.AsyncQueueHashAnnotation]
 }
 
 // noURLInEvents checks the namespace's events for the URLs' passwords.
@@ -152,7 +152,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 			g.Expect(suite.Client.Get(ctx, copyKey, s)).To(Succeed())
 			expectTenantCopy(g, string(s.Data["url"]), ns, 0)
 			g.Expect(metav1.IsControlledBy(s, ar)).To(BeTrue(), "the copy is controlled by the agent")
-			g.Expect(s.Labels).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
+			g.Expect(s.Labels).To(HaveKeyWithValue(workload.LabelManagedBy, workload.ManagedByValue))
 			first = podHash(g, ns, "fn")
 			g.Expect(first).NotTo(BeEmpty())
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
@@ -161,7 +161,7 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fn"}, d)).To(Succeed())
 		var facade *corev1.Container
 		for i := range d.Spec.Template.Spec.Containers {
-			if d.Spec.Template.Spec.Containers[i].Name == agentruntime.ContainerFacade {
+			if d.Spec.Template.Spec.Containers[i].Name == workload.ContainerFacade {
 				facade = &d.Spec.Template.Spec.Containers[i]
 			}
 		}
@@ -169,13 +169,13 @@ var _ = Describe("async invocation queue (redis.default existingSecret)", Ordere
 		var redisEnv *corev1.EnvVar
 		for i := range facade.Env {
 			Expect(facade.Env[i].Value).NotTo(ContainSubstring(passwords[0]), "the URL is a literal in the pod")
-			if facade.Env[i].Name == agentruntime.EnvAsyncRedisURL {
+			if facade.Env[i].Name == workload.EnvAsyncRedisURL {
 				redisEnv = &facade.Env[i]
 			}
 		}
 		Expect(redisEnv).NotTo(BeNil())
 		Expect(redisEnv.ValueFrom.SecretKeyRef.Name).To(Equal(copyKey.Name))
-		Expect(facade.Env).To(ContainElement(corev1.EnvVar{Name: agentruntime.EnvAsyncRedisKeyPrefix, Value: redisacl.AsyncKeyPrefix(ns)}),
+		Expect(facade.Env).To(ContainElement(corev1.EnvVar{Name: workload.EnvAsyncRedisKeyPrefix, Value: redisacl.AsyncKeyPrefix(ns)}),
 			"the facade is told the prefix its Redis user may reach")
 
 		// The source changes: only the Secret watch can notice.

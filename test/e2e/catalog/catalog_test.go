@@ -25,7 +25,7 @@ import (
 	"github.com/altairalabs/omnia/deploy/auth"
 	"github.com/altairalabs/omnia/deploy/auth/authtest"
 	"github.com/altairalabs/omnia/deploy/catalog"
-	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
@@ -322,13 +322,13 @@ var _ = Describe("The workspace catalog API", Ordered, func() {
 		Eventually(func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support"}, d)).To(Succeed())
-			var tools []agentruntime.PlatformTool
+			var tools []workload.PlatformTool
 			for _, c := range d.Spec.Template.Spec.Containers {
-				if c.Name != agentruntime.ContainerRuntime {
+				if c.Name != workload.ContainerRuntime {
 					continue
 				}
 				for _, e := range c.Env {
-					if e.Name == agentruntime.EnvPlatformTools {
+					if e.Name == workload.EnvPlatformTools {
 						g.Expect(json.Unmarshal([]byte(e.Value), &tools)).To(Succeed())
 					}
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
@@ -73,7 +74,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		}).WithTimeout(30 * time.Second).WithPolling(poll).Should(Succeed())
 
 		By("the rollout pauses at step 1 with weight 50 and a running candidate Deployment")
-		candKey := client.ObjectKey{Namespace: ns, Name: agentruntime.CandidateDeploymentName(ar)}
+		candKey := client.ObjectKey{Namespace: ns, Name: workload.CandidateDeploymentName(ar)}
 		var paused *v1alpha1.AgentRuntimeRolloutStatus
 		sawCandidate := false
 		Eventually(func(g Gomega) {
@@ -81,8 +82,8 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 			g.Expect(suite.Client.Get(ctx, key, got)).To(Succeed())
 			if d := (&appsv1.Deployment{}); suite.Client.Get(ctx, candKey, d) == nil {
 				sawCandidate = true
-				g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
-				g.Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackCandidate))
+				g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackCandidate))
+				g.Expect(d.Spec.Selector.MatchLabels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackCandidate))
 				g.Expect(d.OwnerReferences).To(HaveLen(1))
 				g.Expect(d.OwnerReferences[0].UID).To(Equal(got.UID))
 				g.Expect(d.Spec.ProgressDeadlineSeconds).To(Equal(ptr.To[int32](60)))
@@ -143,7 +144,7 @@ var _ = Describe("AgentRuntime progressive rollout", func() {
 		Eventually(func(g Gomega) {
 			d := &appsv1.Deployment{}
 			g.Expect(suite.Client.Get(ctx, key, d)).To(Succeed())
-			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(agentruntime.LabelRolloutTrack, agentruntime.RolloutTrackStable))
+			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(workload.LabelRolloutTrack, workload.RolloutTrackStable))
 			g.Expect(d.Status.ObservedGeneration).To(BeNumerically(">=", d.Generation))
 			g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
 			g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
 
@@ -34,9 +35,9 @@ const (
 func routing(ctx context.Context, gvk string, key client.ObjectKey) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{}
 	if gvk == "VirtualService" {
-		u.SetGroupVersionKind(agentruntime.VirtualServiceGVK)
+		u.SetGroupVersionKind(workload.VirtualServiceGVK)
 	} else {
-		u.SetGroupVersionKind(agentruntime.DestinationRuleGVK)
+		u.SetGroupVersionKind(workload.DestinationRuleGVK)
 	}
 	return u, suite.Client.Get(ctx, key, u)
 }
@@ -84,7 +85,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 		By("the agent Service carries the waypoint label")
 		svc := &corev1.Service{}
 		Expect(suite.Client.Get(ctx, key, svc)).To(Succeed())
-		Expect(svc.Labels).To(HaveKeyWithValue(agentruntime.WaypointLabel, "agents-waypoint"))
+		Expect(svc.Labels).To(HaveKeyWithValue(workload.WaypointLabel, "agents-waypoint"))
 
 		By("setting the candidate to 2.0.0")
 		Eventually(func() error {
@@ -105,7 +106,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			g.Expect(weights(g, vs)).To(Equal(map[string]int64{"stable": 70, "canary": 30}))
 			hosts, _, _ := unstructured.NestedStringSlice(vs.Object, "spec", "hosts")
 			g.Expect(hosts).To(Equal([]string{host}))
-			g.Expect(vs.GetLabels()).To(HaveKeyWithValue(agentruntime.LabelManagedBy, agentruntime.ManagedByValue))
+			g.Expect(vs.GetLabels()).To(HaveKeyWithValue(workload.LabelManagedBy, workload.ManagedByValue))
 			dr, err := routing(ctx, "DestinationRule", key)
 			g.Expect(err).NotTo(HaveOccurred())
 			h, _, _ := unstructured.NestedString(dr.Object, "spec", "trafficPolicy", "loadBalancer", "consistentHash", "httpHeaderName")
