@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 )
 
 // agentRuntimeFlags are the AgentRuntime controller's flags: the built-in
@@ -65,9 +66,9 @@ func (f agentRuntimeFlags) applyImages(o *agentruntime.Options) {
 func setupAgentRuntime(mgr ctrl.Manager, op *operator) error {
 	f := op.flags
 	opts := agentruntime.Options{
-		License:                 op.license,
-		MaxConcurrentReconciles: f.workers.agentRuntime,
-		Policies:                op.policies,
+		Common: ctrlopts.Common{License: op.license, MaxConcurrentReconciles: f.workers.agentRuntime},
+
+		Policies: op.policies,
 	}
 	f.agentRuntime.applyImages(&opts)
 	f.agentRuntime.analysis.apply(&opts, op.probeRunner)

@@ -1,7 +1,5 @@
 package agentruntime
 
-import "sigs.k8s.io/controller-runtime/pkg/controller"
-
 // DefaultMaxConcurrentReconciles is how many agents the controller
 // reconciles at once by default. A reconcile is I/O-bound: its CPU is about
 // a millisecond, the rest is waiting on the API server (a Secret read, up to
@@ -16,12 +14,3 @@ import "sigs.k8s.io/controller-runtime/pkg/controller"
 // More workers only help while the API server has headroom: with 24 the
 // Service applies queue for nearly two seconds each.
 const DefaultMaxConcurrentReconciles = 16
-
-// controllerOptions are the controller-runtime options: the worker count.
-func controllerOptions(opts Options) controller.Options {
-	n := opts.MaxConcurrentReconciles
-	if n <= 0 {
-		n = DefaultMaxConcurrentReconciles
-	}
-	return controller.Options{MaxConcurrentReconciles: n}
-}

@@ -9,12 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/internal/ssa"
 	"github.com/altairalabs/omnia/reconcile/internal/statuswrite"
 	"github.com/altairalabs/omnia/reconcile/policycheck"
@@ -50,12 +50,10 @@ type Options struct {
 	// BuiltinRuntimeImage, FacadeImage, PolicyBrokerImage are the
 	// operator's built-in images.
 	BuiltinRuntimeImage, FacadeImage, PolicyBrokerImage string
-	// Clock stamps condition transitions.
-	Clock   clock.PassiveClock
-	License rules.LicenseSource
-	// MaxConcurrentReconciles bounds parallel reconciles (concurrency.go).
-	// Default DefaultMaxConcurrentReconciles.
-	MaxConcurrentReconciles int
+	// Common are the clock, licence, workers (default
+	// DefaultMaxConcurrentReconciles, concurrency.go) and test switch every
+	// controller takes.
+	ctrlopts.Common
 	// Policies are the platform team's policies in force (the operator's
 	// policies.Store): their rules for AgentRuntime set policy conditions
 	// (policycheck), and a change re-reconciles every agent. Nil: no

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/rules"
 )
 
@@ -61,7 +62,7 @@ func newCountingReconciler(t *testing.T) (*Reconciler, *atomic.Int32) {
 	}
 	return &Reconciler{client: c, mapper: mapper, opts: Options{
 		BuiltinRuntimeImage: "registry.local/runtime:1", FacadeImage: "registry.local/facade:1", PolicyBrokerImage: "registry.local/broker:1",
-		Clock: clocktesting.NewFakePassiveClock(metav1.Now().Time),
+		Common: ctrlopts.Common{Clock: clocktesting.NewFakePassiveClock(metav1.Now().Time)},
 	}}, n
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/oidcfetch"
 )
 
@@ -98,7 +99,7 @@ func TestReconcileExternalAuthOIDC(t *testing.T) {
 	is.set("fail", "")
 	start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(start)
-	startManager(t, Options{Clock: clk, ExternalAuth: ExternalAuthOptions{
+	startManager(t, Options{Common: ctrlopts.Common{Clock: clk}, ExternalAuth: ExternalAuthOptions{
 		Fetcher: oidcfetch.New(oidcfetch.Options{RootCAs: is.roots(), Timeout: 5 * time.Second}),
 	}})
 	key := runnableAgent(t, ns, func(a *v1alpha1.AgentRuntime) {

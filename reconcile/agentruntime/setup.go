@@ -7,7 +7,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,9 +31,7 @@ import (
 // served at startup: a watch on a kind the API server does not serve fails
 // the manager.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	if opts.Clock == nil {
-		opts.Clock = clock.RealClock{}
-	}
+	opts.Common = opts.Common.WithDefaults(DefaultMaxConcurrentReconciles)
 	r := &Reconciler{client: mgr.GetClient(), mapper: mgr.GetRESTMapper(), recorder: mgr.GetEventRecorder(ControllerName), opts: opts,
 		secretKeys: newSecretKeyCache(mgr)}
 	ctx := context.Background()
@@ -65,7 +62,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		WithOptions(controllerOptions(opts)).
+		WithOptions(opts.Controller()).
 		// The agent itself: its spec, the idle inputs (lastUsedAt, the
 		// idle-timeout annotation), the runtime's capability report, and
 		// a relabelling that changes which policies select it.

@@ -29,6 +29,7 @@ import (
 	"github.com/altairalabs/omnia/licensing"
 	"github.com/altairalabs/omnia/reconcile/agentruntime"
 	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
+	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/prober"
 	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
@@ -105,7 +106,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	if err := agentruntime.SetupWithManager(mgr, agentruntime.Options{
-		BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1", Clock: clock, License: enterprise(),
+		BuiltinRuntimeImage: "r:1", FacadeImage: "f:1", PolicyBrokerImage: "b:1", Common: ctrlopts.Common{Clock: clock, License: enterprise()},
 		Rollout:  agentruntime.RolloutOptions{PromotionRequeue: 100 * time.Millisecond},
 		Analysis: agentruntime.AnalysisOptions{Prober: p},
 	}); err != nil {
