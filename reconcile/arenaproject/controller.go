@@ -100,21 +100,15 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	o.Common = o.Common.WithDefaults(2)
-	if o.RefreshInterval <= 0 {
-		o.RefreshInterval = DefaultRefreshInterval
-	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = DefaultMinBackoff
-	}
+	ctrlopts.Default(&o.RefreshInterval, DefaultRefreshInterval)
+	ctrlopts.Default(&o.MinBackoff, DefaultMinBackoff)
 	if o.MaxBackoff < o.MinBackoff {
 		o.MaxBackoff = max(DefaultMaxBackoff, o.MinBackoff)
 	}
 	if o.Fetcher == nil {
 		o.Fetcher = source.NewFetcher(source.FetcherOptions{})
 	}
-	if o.FetchPoll <= 0 {
-		o.FetchPoll = DefaultFetchPoll
-	}
+	ctrlopts.Default(&o.FetchPoll, DefaultFetchPoll)
 	return o
 }
 

@@ -168,33 +168,15 @@ func (o Options) withDefaults() Options {
 	if o.WorkerImage == "" {
 		o.WorkerImage = DefaultWorkerImage
 	}
-	if o.MaxItems <= 0 {
-		o.MaxItems = queue.DefaultMaxItems
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 5 * time.Second
-	}
-	if o.ProjectRetry <= 0 {
-		o.ProjectRetry = 30 * time.Second
-	}
-	if o.JobDoneGrace <= 0 {
-		o.JobDoneGrace = 30 * time.Second
-	}
-	if o.QuotaRetry <= 0 {
-		o.QuotaRetry = 15 * time.Second
-	}
-	if o.ResultTTL <= 0 {
-		o.ResultTTL = 24 * time.Hour
-	}
-	if o.OutputRemovalTimeout <= 0 {
-		o.OutputRemovalTimeout = DefaultOutputRemovalTimeout
-	}
-	if o.MaxQueueClients <= 0 {
-		o.MaxQueueClients = DefaultMaxQueueClients
-	}
-	if o.QueueClientIdle <= 0 {
-		o.QueueClientIdle = DefaultQueueClientIdle
-	}
+	ctrlopts.Default(&o.MaxItems, queue.DefaultMaxItems)
+	ctrlopts.Default(&o.PollInterval, 5*time.Second)
+	ctrlopts.Default(&o.ProjectRetry, 30*time.Second)
+	ctrlopts.Default(&o.JobDoneGrace, 30*time.Second)
+	ctrlopts.Default(&o.QuotaRetry, 15*time.Second)
+	ctrlopts.Default(&o.ResultTTL, 24*time.Hour)
+	ctrlopts.Default(&o.OutputRemovalTimeout, DefaultOutputRemovalTimeout)
+	ctrlopts.Default(&o.MaxQueueClients, DefaultMaxQueueClients)
+	ctrlopts.Default(&o.QueueClientIdle, DefaultQueueClientIdle)
 	return o
 }
 

@@ -49,3 +49,11 @@ func (c Common) Controller() controller.Options {
 	}
 	return o
 }
+
+// Default sets *v to d when it is zero or negative: the defaulting every
+// controller's withDefaults does for its counts and durations.
+func Default[T ~int | ~int64 | ~int32](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}

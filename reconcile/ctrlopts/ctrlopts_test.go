@@ -39,3 +39,13 @@ func TestController(t *testing.T) {
 		t.Errorf("Controller() = %+v, want name validation skipped", o)
 	}
 }
+
+func TestDefault(t *testing.T) {
+	for _, tt := range []struct{ in, want time.Duration }{{0, 5 * time.Second}, {-1, 5 * time.Second}, {time.Second, time.Second}} {
+		v := tt.in
+		Default(&v, 5*time.Second)
+		if v != tt.want {
+			t.Errorf("Default(%v) = %v, want %v", tt.in, v, tt.want)
+		}
+	}
+}

@@ -147,18 +147,10 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	o.Common = o.Common.WithDefaults(4)
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = 10 * time.Second
-	}
-	if o.HealthCheckInterval <= 0 {
-		o.HealthCheckInterval = 30 * time.Second
-	}
-	if o.UnavailableAfter <= 0 {
-		o.UnavailableAfter = 5 * time.Minute
-	}
-	if o.CredentialRecheckInterval <= 0 {
-		o.CredentialRecheckInterval = 10 * time.Minute
-	}
+	ctrlopts.Default(&o.ProbeTimeout, 10*time.Second)
+	ctrlopts.Default(&o.HealthCheckInterval, 30*time.Second)
+	ctrlopts.Default(&o.UnavailableAfter, 5*time.Minute)
+	ctrlopts.Default(&o.CredentialRecheckInterval, 10*time.Minute)
 	if o.DefaultEndpoints == nil {
 		o.DefaultEndpoints = DefaultEndpoints
 	}

@@ -103,15 +103,9 @@ func (o Options) withDefaults() Options {
 	if o.Dialer == nil {
 		o.Dialer = netguard.NewDialer(nil)
 	}
-	if o.DefaultProbeInterval <= 0 {
-		o.DefaultProbeInterval = DefaultProbeInterval
-	}
-	if o.DefaultProbeTimeout <= 0 {
-		o.DefaultProbeTimeout = DefaultProbeTimeout
-	}
-	if o.CRDCheckInterval <= 0 {
-		o.CRDCheckInterval = DefaultCRDCheckInterval
-	}
+	ctrlopts.Default(&o.DefaultProbeInterval, DefaultProbeInterval)
+	ctrlopts.Default(&o.DefaultProbeTimeout, DefaultProbeTimeout)
+	ctrlopts.Default(&o.CRDCheckInterval, DefaultCRDCheckInterval)
 	return o
 }
 
