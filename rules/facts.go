@@ -70,9 +70,21 @@ type Facts interface {
 // PromptPackLabel labels a PromptPack with its pack name: an agent's
 // spec.promptPackRef.name finds the PromptPacks labelled
 // PromptPackLabel=<name> in its namespace (agentruntime.md, promptPackRef).
-// It is the key existing installations use; promptpack/label-matches checks
-// that it equals spec.packName.
+// It is the key existing installations use. The PromptPack controller adds
+// it from spec.packName to a pack that has none; promptpack/label-matches
+// reports one that names another pack.
 const PromptPackLabel = "omnia.altairalabs.ai/promptpack"
+
+// PromptPackFoundAs is the pack name agents find p under: its label, or
+// spec.packName when it has none (the label the PromptPack controller adds).
+// Offline checks use it so a manifest's pack is found as it will be on the
+// cluster.
+func PromptPackFoundAs(p *v1alpha1.PromptPack) string {
+	if label, ok := p.Labels[PromptPackLabel]; ok {
+		return label
+	}
+	return p.Spec.PackName
+}
 
 // License is what a verified licence grants, as rules see it. licensing/
 // produces it (verified from the arena-license Secret, or the open-core

@@ -94,18 +94,18 @@ func (f *ManifestFacts) Add(obj runtime.Object) error {
 	case *v1alpha1.Provider:
 		f.providers[factKey(o.Namespace, o.Name)] = o
 	case *v1alpha1.PromptPack:
-		// Found by its label, as the cluster finds it; a pack without the
-		// label is found by no pack name (promptpack/label-matches says so).
+		// Found by its label, as the cluster finds it, or by spec.packName
+		// when it has none: the PromptPack controller adds that label.
 		key := factKey(o.Namespace, o.Name)
 		if old, ok := f.packs[key]; ok {
-			if label, ok := old.Labels[PromptPackLabel]; ok {
-				byName := factKey(old.Namespace, label)
+			if as := PromptPackFoundAs(old); as != "" {
+				byName := factKey(old.Namespace, as)
 				f.packNames[byName] = slices.DeleteFunc(f.packNames[byName], func(n string) bool { return n == o.Name })
 			}
 		}
 		f.packs[key] = o
-		if label, ok := o.Labels[PromptPackLabel]; ok {
-			byName := factKey(o.Namespace, label)
+		if as := PromptPackFoundAs(o); as != "" {
+			byName := factKey(o.Namespace, as)
 			f.packNames[byName] = append(f.packNames[byName], o.Name)
 		}
 	case *v1alpha1.Workspace:

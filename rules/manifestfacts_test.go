@@ -49,8 +49,9 @@ func TestManifestFactsLookups(t *testing.T) {
 		// A later document with the same name replaces the earlier one,
 		// here moving it to another pack name.
 		manifestPack("support-2", "other", "2.0.0"),
-		// Found by the label, not by spec.packName: the cluster lists by
-		// label, and so do the manifests.
+		// Found by the label when it has one (relabelled), by
+		// spec.packName when it has none (unlabelled: the PromptPack
+		// controller adds the label).
 		manifestLabelledPack("unlabelled", "", "support", "3.0.0"),
 		manifestLabelledPack("relabelled", "legacy", "support", "4.0.0"),
 		&v1alpha1.Workspace{ObjectMeta: manifestMeta("", "team-a"), Spec: v1alpha1.WorkspaceSpec{Namespace: v1alpha1.WorkspaceNamespace{Name: "agents"}}},
@@ -69,7 +70,9 @@ func TestManifestFactsLookups(t *testing.T) {
 	if _, ok := f.Provider("default", "claude"); ok {
 		t.Error("Provider found in another namespace")
 	}
-	if got := packNames(f.PromptPacks("agents", "support")); !slices.Equal(got, []string{"support-1"}) {
+	// An unlabelled pack is found under its spec.packName, as the cluster
+	// finds it once the PromptPack controller has added the label.
+	if got := packNames(f.PromptPacks("agents", "support")); !slices.Equal(got, []string{"support-1", "unlabelled"}) {
 		t.Errorf("packs of support: %v", got)
 	}
 	if got := packNames(f.PromptPacks("agents", "other")); !slices.Equal(got, []string{"other-1", "support-2"}) {

@@ -22,14 +22,19 @@ func init() {
 		Spec:     "agentruntime.md#promptpackref",
 	})
 	// The spec says agents find a pack by this label; it does not say a pack
-	// without it is refused, so the rule warns.
+	// with another value is refused, so the rule warns. A pack without the
+	// label is not a finding: the PromptPack controller adds it from
+	// spec.packName.
 	Default.Register(Rule{
-		ID:       "promptpack/label-matches",
-		Kinds:    []string{kindPromptPack},
-		Stage:    StageAdmission,
-		Severity: SeverityWarn,
-		Doc: "The label " + PromptPackLabel + " equals spec.packName: an AgentRuntime's promptPackRef.name finds the PromptPacks " +
-			"labelled with it, so a pack without the label, or with another value, is not found under its spec.packName.",
+		ID:        "promptpack/label-matches",
+		Kinds:     []string{kindPromptPack},
+		Stage:     StageAdmission,
+		Severity:  SeverityWarn,
+		Condition: v1alpha1.PromptPackConditionLabelMatches,
+		Reason:    v1alpha1.PromptPackReasonLabelMismatch,
+		Doc: "The label " + PromptPackLabel + ", when set, equals spec.packName: an AgentRuntime's promptPackRef.name finds the " +
+			"PromptPacks labelled with it, so a pack labelled with another value is found under that value, not its spec.packName. " +
+			"A pack without the label gets it from spec.packName (the PromptPack controller adds it, and never rewrites one a user set).",
 		Spec:  "agentruntime.md#promptpackref",
 		Check: checkPromptPackLabel,
 	})
@@ -44,9 +49,7 @@ func checkPromptPackLabel(in Input) field.ErrorList {
 	label, ok := p.Labels[PromptPackLabel]
 	switch {
 	case !ok:
-		return field.ErrorList{field.Required(path,
-			"the label "+PromptPackLabel+" is missing: agents find a PromptPack by it, so no promptPackRef.name finds this pack; "+
-				"set it to the spec.packName "+p.Spec.PackName)}
+		return nil // the PromptPack controller adds it from spec.packName
 	case label != p.Spec.PackName:
 		return field.ErrorList{field.Invalid(path, label,
 			"the label "+PromptPackLabel+" is "+label+" but spec.packName is "+p.Spec.PackName+

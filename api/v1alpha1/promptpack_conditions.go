@@ -39,3 +39,20 @@ const (
 	// the PromptPack's spec.packName or spec.version.
 	PromptPackReasonPackIdentityMismatch = "PackIdentityMismatch"
 )
+
+const (
+	// PromptPackConditionLabelMatches says whether the label
+	// omnia.altairalabs.ai/promptpack equals spec.packName, the name agents
+	// find the pack by (an AgentRuntime's promptPackRef.name lists packs by
+	// that label). The controller adds the label to a pack that has none;
+	// it never rewrites one a user set. It does not feed Ready: the pack is
+	// valid, only not found under its spec.packName.
+	PromptPackConditionLabelMatches = "LabelMatches"
+	// PromptPackReasonLabelMatches (LabelMatches=True, not named by the
+	// spec): the label equals spec.packName.
+	PromptPackReasonLabelMatches = "LabelMatches"
+	// PromptPackReasonLabelMismatch (LabelMatches=False, not named by the
+	// spec, rule promptpack/label-matches): the label names another pack,
+	// so agents find this pack under the label's value, not spec.packName.
+	PromptPackReasonLabelMismatch = "LabelMismatch"
+)

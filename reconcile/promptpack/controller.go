@@ -51,7 +51,7 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=omnia.altairalabs.ai,resources=promptpacks/status,verbs=get;patch
 // ConfigMaps: list;watch serve the metadata-only informer (RBAC has no
 // separate verb for metadata), get the uncached read of the one ConfigMap a
@@ -149,6 +149,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !p.DeletionTimestamp.IsZero() || p.Spec.Source.ConfigMapRef == nil {
 		return ctrl.Result{}, nil // a live pack is its PromptPackSource's (see the package doc)
+	}
+	if err := r.ensurePackLabel(ctx, p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
 	facts := clusterfacts.New(ctx, r.client, r.configMaps, r.mapper, r.opts.License)

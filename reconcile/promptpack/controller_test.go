@@ -380,3 +380,61 @@ func TestLivePackIsLeftAlone(t *testing.T) {
 		t.Fatalf("a live pack got a status: %+v", p.Status)
 	}
 }
+
+// TestPackLabel: a pack written with spec.packName alone gets the label
+// agents find it by, in one write; a label a user set to another pack's
+// name is kept and reported (LabelMatches False), never rewritten, and the
+// pack is still Ready: it validated, it is only found under another name.
+func TestPackLabel(t *testing.T) {
+	ns := namespace(t)
+	r, writes := newCountingReconciler(t)
+	g := gomega.NewWithT(t)
+	cases := []struct {
+		name       string
+		label      *string // nil: none
+		wantLabel  string
+		wantWrites int // on the first reconcile: the label patch and the status
+		wantCond   string
+	}{
+		{name: "accepted: no label is added from spec.packName", label: nil, wantLabel: "support", wantWrites: 2,
+			wantCond: "True/" + v1alpha1.PromptPackReasonLabelMatches},
+		{name: "rejected: another pack's label is kept and reported", label: ptr("billing"), wantLabel: "billing", wantWrites: 1,
+			wantCond: "False/" + v1alpha1.PromptPackReasonLabelMismatch},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			name := fmt.Sprintf("labelled-%d", i)
+			create(t, newConfigMap(ns, name, validJSON))
+			pack := newPack(ns, name, name)
+			pack.Labels = map[string]string{isolatedLabel: "true"}
+			if c.label != nil {
+				pack.Labels[rules.PromptPackLabel] = *c.label
+			}
+			create(t, pack)
+			key := client.ObjectKeyFromObject(pack)
+
+			reconcileOnce(t, r, key)
+			if n := writes.take(); n != c.wantWrites {
+				t.Errorf("first reconcile: %d writes, want %d", n, c.wantWrites)
+			}
+			reconcileOnce(t, r, key)
+			if n := writes.take(); n != 0 {
+				t.Errorf("second reconcile: %d writes, want none", n)
+			}
+			p := getPack(g, key)
+			if got := p.Labels[rules.PromptPackLabel]; got != c.wantLabel {
+				t.Errorf("label = %q, want %q", got, c.wantLabel)
+			}
+			lm := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.PromptPackConditionLabelMatches)
+			if lm == nil || string(lm.Status)+"/"+lm.Reason != c.wantCond {
+				t.Errorf("LabelMatches = %+v, want %s", lm, c.wantCond)
+			}
+			if lm != nil && lm.Status == metav1.ConditionFalse && !strings.Contains(lm.Message, "[promptpack/label-matches]") {
+				t.Errorf("LabelMatches message %q names no rule", lm.Message)
+			}
+			if got := verdictOf(p); got != ready {
+				t.Errorf("verdict = %+v, want Ready: the label does not feed Ready", got)
+			}
+		})
+	}
+}

@@ -14,9 +14,11 @@ import (
 type findingGroups struct {
 	// source set SourceValid.
 	source []rules.Finding
+	// label set LabelMatches (promptpack/label-matches).
+	label []rules.Finding
 	// other are deny findings naming no condition: they make the pack
-	// Invalid directly. Warn findings naming no condition (e.g.
-	// promptpack/label-matches) are advisory and set nothing.
+	// Invalid directly. Warn findings naming no condition are advisory and
+	// set nothing.
 	other []rules.Finding
 }
 
@@ -26,6 +28,8 @@ func groupFindings(findings []rules.Finding) findingGroups {
 		switch {
 		case f.Condition == v1alpha1.PromptPackConditionSourceValid:
 			g.source = append(g.source, f)
+		case f.Condition == v1alpha1.PromptPackConditionLabelMatches:
+			g.label = append(g.label, f)
 		case f.Condition == "" && f.Severity == rules.SeverityWarn:
 			// advisory
 		default:
@@ -54,6 +58,11 @@ func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, validation 
 	conditions.Set(&st.Conditions,
 		conditions.FromFindings(v1alpha1.PromptPackConditionSourceValid, g.source, v1alpha1.PromptPackReasonSourceValid, ok, v1alpha1.PromptPackReasonInvalidPackJSON, gen), now)
 
+	conditions.Set(&st.Conditions,
+		conditions.FromFindings(v1alpha1.PromptPackConditionLabelMatches, g.label, v1alpha1.PromptPackReasonLabelMatches,
+			"the label "+rules.PromptPackLabel+" is the spec.packName "+p.Spec.PackName+": agents find the pack by it",
+			v1alpha1.PromptPackReasonLabelMismatch, gen), now)
+
 	ready := conditions.RollUp(st.Conditions, v1alpha1.PromptPackConditionReady, []string{v1alpha1.PromptPackConditionSourceValid}, v1alpha1.PromptPackReasonPackValid, "the pack validated", gen)
 	if ready.Status == metav1.ConditionTrue && len(g.other) > 0 {
 		ready = conditions.FromFindings(v1alpha1.PromptPackConditionReady, g.other, v1alpha1.PromptPackReasonPackValid, "", v1alpha1.PromptPackReasonInvalidSpec, gen)
@@ -65,7 +74,8 @@ func computeStatus(p *v1alpha1.PromptPack, findings []rules.Finding, validation 
 		st.Phase = v1alpha1.PromptPackPhaseReady
 	}
 	// Policy conditions last, after Ready and the phase: they never feed them.
-	validation.Set(&st.Conditions, []string{v1alpha1.PromptPackConditionReady, v1alpha1.PromptPackConditionSourceValid}, gen, now)
+	validation.Set(&st.Conditions, []string{v1alpha1.PromptPackConditionReady, v1alpha1.PromptPackConditionSourceValid,
+		v1alpha1.PromptPackConditionLabelMatches}, gen, now)
 	st.ObservedGeneration = gen
 	return st
 }
