@@ -83,18 +83,12 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// Reasons an Error carries. RefNotFound and SnapshotUnexportable are the
-// ArenaRun's (arenajob.md#phase); the others are the ArenaProject's Ready
-// reasons.
+// Reasons an Error carries: the ArenaProject's Ready reasons
+// (v1alpha1.ArenaProjectReason*), and RefNotFound and SnapshotUnexportable,
+// the ArenaRun's (arenajob.md#phase).
 const (
 	ReasonRefNotFound           = v1alpha1.ArenaRunReasonRefNotFound
 	ReasonSnapshotUnexportable  = v1alpha1.ArenaRunReasonSnapshotUnexportable
-	ReasonRepositoryNotFound    = v1alpha1.ArenaProjectReasonRepositoryNotFound
-	ReasonEmptyRepository       = v1alpha1.ArenaProjectReasonEmptyRepository
-	ReasonFetchFailed           = v1alpha1.ArenaProjectReasonFetchFailed
-	ReasonInsecureURL           = v1alpha1.ArenaProjectReasonInsecureURL
-	ReasonCredentialsNotFound   = v1alpha1.ArenaProjectReasonCredentialsNotFound
-	ReasonContentRootNotSet     = v1alpha1.ArenaProjectReasonContentRootNotSet
 	reasonFileTooLarge          = "FileTooLarge"
 	reasonFileNotFound          = "FileNotFound"
 	defaultUsername             = "git"
@@ -173,7 +167,7 @@ func ReasonOf(err error) string {
 	if errors.As(err, &e) {
 		return e.Reason
 	}
-	return ReasonFetchFailed
+	return v1alpha1.ArenaProjectReasonFetchFailed
 }
 
 // IsRefNotFound and IsSnapshotUnexportable tell the two run-failing
@@ -248,13 +242,13 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	notFound := func(err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
 		case errors.Is(err, ErrLinkInPath):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: a directory on the way to %s is a symbolic link, which is not followed", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: a directory on the way to %s is a symbolic link, which is not followed", where)
 		case errors.Is(err, errNotDirectory):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", where)
 		}
-		return newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
 	dir, err := OpenContentDir(root, rel, false)
 	if err != nil {
@@ -264,7 +258,7 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if fi, err := dir.Lstat(git.GitDirName); err == nil {
 		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
 			_ = dir.Close()
-			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", where)
 		}
 		gitDir, err = OpenDirNoLinks(dir, git.GitDirName, false)
 		_ = dir.Close()
@@ -276,9 +270,9 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if err := judgePacks(fsys); err != nil {
 		_ = gitDir.Close()
 		if errors.Is(err, ErrFetchTooLarge) {
-			return nil, nil, newError(ReasonFetchFailed, err, "hosted project %s: reading its repository", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "hosted project %s: reading its repository", where)
 		}
-		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project %s: reading its repository", where)
+		return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project %s: reading its repository", where)
 	}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(readCacheBytes),
 		filesystem.Options{LargeObjectThreshold: largeObjectThreshold})
@@ -290,9 +284,9 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if err != nil {
 		_ = closeAll()
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
 		}
-		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
 	return repo, closeAll, nil
 }
@@ -342,11 +336,11 @@ func openHosted(cfg Config, namespace, project string) (*Repository, error) {
 	cfg = cfg.withDefaults()
 	root, limits := cfg.ContentRoot, cfg.Limits
 	if root == "" {
-		return nil, newError(ReasonContentRootNotSet, nil,
+		return nil, newError(v1alpha1.ArenaProjectReasonContentRootNotSet, nil,
 			"hosted project: the operator has no workspace content volume (--workspace-content-path is not set)")
 	}
 	if !dnsLabelish.MatchString(namespace) || !dnsLabelish.MatchString(project) {
-		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
+		return nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
 	}
 	repo, closeRepo, err := openBounded(root, hostedRel(namespace, project), cfg.readBounds())
 	if err != nil {
@@ -364,14 +358,14 @@ func openHosted(cfg Config, namespace, project string) (*Repository, error) {
 func (r *Repository) Head() (string, error) {
 	ref, err := r.repo.Storer.Reference(plumbing.NewBranchReferenceName(r.defaultBranch))
 	if err != nil {
-		return "", newError(ReasonEmptyRepository, nil, "the default branch %s has no commit", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "the default branch %s has no commit", r.defaultBranch)
 	}
 	c, err := r.peel(ref.Hash())
 	if errors.Is(err, ErrFetchTooLarge) {
-		return "", newError(ReasonFetchFailed, err, "reading the default branch %s", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading the default branch %s", r.defaultBranch)
 	}
 	if err != nil {
-		return "", newError(ReasonEmptyRepository, err, "the default branch %s does not point at a commit", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, err, "the default branch %s does not point at a commit", r.defaultBranch)
 	}
 	return c.Hash.String(), nil
 }
@@ -667,7 +661,7 @@ type Opened struct {
 // ctxErr turns a context expiry into a FetchFailed that says so.
 func ctxErr(ctx context.Context, err error, what string) error {
 	if ctx.Err() != nil {
-		return newError(ReasonFetchFailed, err, "%s: gave up after the time bound", what)
+		return newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "%s: gave up after the time bound", what)
 	}
 	return nil
 }

@@ -188,11 +188,11 @@ func TestOpenHostedErrors(t *testing.T) {
 		name, root, ns, project, reason string
 		head                            bool // open succeeds, Head fails
 	}{
-		{name: "no content root", root: "", ns: "ns", project: "proj", reason: source.ReasonContentRootNotSet},
-		{name: "no repository", root: root, ns: "ns", project: "other", reason: source.ReasonRepositoryNotFound},
-		{name: "no repository in that namespace", root: root, ns: "ns2", project: "proj", reason: source.ReasonRepositoryNotFound},
-		{name: "traversal in a name", root: root, ns: "..", project: "proj", reason: source.ReasonRepositoryNotFound},
-		{name: "bare repository with no commit", root: empty, ns: "ns", project: "fresh", reason: source.ReasonEmptyRepository, head: true},
+		{name: "no content root", root: "", ns: "ns", project: "proj", reason: v1alpha1.ArenaProjectReasonContentRootNotSet},
+		{name: "no repository", root: root, ns: "ns", project: "other", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "no repository in that namespace", root: root, ns: "ns2", project: "proj", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "traversal in a name", root: root, ns: "..", project: "proj", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "bare repository with no commit", root: empty, ns: "ns", project: "fresh", reason: v1alpha1.ArenaProjectReasonEmptyRepository, head: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -408,18 +408,18 @@ func TestFetchGuards(t *testing.T) {
 		reason string
 		says   string
 	}{
-		{name: "http refused by default", url: open.URL, reason: source.ReasonInsecureURL, says: "only https"},
-		{name: "file scheme", url: "file:///etc", cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "ssh scheme", url: "ssh://git@example.invalid/x.git", cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "credentials in the URL", url: strings.Replace(locked.URL, "http://", "http://bot:s3cret@", 1), cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "metadata address refused by the egress guard", url: "http://169.254.169.254/repo.git", cfg: localHTTP, reason: source.ReasonFetchFailed, says: "egress guard"},
-		{name: "no credentials for a locked repository", url: locked.URL, cfg: localHTTP, reason: source.ReasonFetchFailed},
-		{name: "wrong credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "nope"}, reason: source.ReasonFetchFailed},
+		{name: "http refused by default", url: open.URL, reason: v1alpha1.ArenaProjectReasonInsecureURL, says: "only https"},
+		{name: "file scheme", url: "file:///etc", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "ssh scheme", url: "ssh://git@example.invalid/x.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "credentials in the URL", url: strings.Replace(locked.URL, "http://", "http://bot:s3cret@", 1), cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "metadata address refused by the egress guard", url: "http://169.254.169.254/repo.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed, says: "egress guard"},
+		{name: "no credentials for a locked repository", url: locked.URL, cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "wrong credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "nope"}, reason: v1alpha1.ArenaProjectReasonFetchFailed},
 		{name: "right credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "s3cret"}},
-		{name: "over the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 10}, reason: source.ReasonFetchFailed, says: "larger than"},
+		{name: "over the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 10}, reason: v1alpha1.ArenaProjectReasonFetchFailed, says: "larger than"},
 		{name: "under the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 20}},
-		{name: "nothing listening", url: "http://127.0.0.1:1/repo.git", cfg: localHTTP, reason: source.ReasonFetchFailed},
-		{name: "no repository at that path", url: open.Server.URL + "/other.git", cfg: localHTTP, reason: source.ReasonRepositoryNotFound},
+		{name: "nothing listening", url: "http://127.0.0.1:1/repo.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "no repository at that path", url: open.Server.URL + "/other.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -464,7 +464,7 @@ func TestFetchOverTLS(t *testing.T) {
 	if c, _ := r.Resolve(""); c != f.c2.String() {
 		t.Errorf("Resolve(\"\") = %s, want %s", c, f.c2)
 	}
-	if _, err := source.Fetch(context.Background(), srv.URL, nil, source.Config{}); source.ReasonOf(err) != source.ReasonFetchFailed {
+	if _, err := source.Fetch(context.Background(), srv.URL, nil, source.Config{}); source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetchFailed {
 		t.Errorf("without credentials: %v, want FetchFailed", err)
 	}
 	if got := srv.Authorizations(); len(got) == 0 || got[0] != basicAuth("bot", "s3cret") {
@@ -567,7 +567,7 @@ func TestHostedOpenStaysInItsRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, project := range []string{"linked", "gitfile"} {
-		if _, err := source.OpenHosted(root, "evil", project, source.Limits{}); source.ReasonOf(err) != source.ReasonRepositoryNotFound {
+		if _, err := source.OpenHosted(root, "evil", project, source.Limits{}); source.ReasonOf(err) != v1alpha1.ArenaProjectReasonRepositoryNotFound {
 			t.Errorf("OpenHosted(evil/%s) = %v, want RepositoryNotFound", project, err)
 		}
 	}
@@ -613,7 +613,7 @@ func TestContentPathLinksAreNotFollowed(t *testing.T) {
 				_ = r.Close()
 				t.Fatalf("OpenHosted(evil/proj) read through the link (head %s, %v), want RepositoryNotFound", c, rerr)
 			}
-			if source.ReasonOf(err) != source.ReasonRepositoryNotFound || !strings.Contains(err.Error(), "symbolic link") {
+			if source.ReasonOf(err) != v1alpha1.ArenaProjectReasonRepositoryNotFound || !strings.Contains(err.Error(), "symbolic link") {
 				t.Errorf("OpenHosted(evil/proj) = %v, want RepositoryNotFound naming the link", err)
 			}
 
@@ -651,7 +651,7 @@ func TestSnapshotThroughTheFetcher(t *testing.T) {
 	ready := o.Fetcher.Events(source.KindArenaRun)
 	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "proj", UID: "u", Generation: 1}}
 	_, err := o.Snapshot(context.Background(), p, "v1", "", source.SnapshotOptions{})
-	if !source.IsFetching(err) || source.ReasonOf(err) != source.ReasonFetching {
+	if !source.IsFetching(err) || source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetching {
 		t.Fatalf("first Snapshot = %v, want Fetching", err)
 	}
 	ev := <-ready
