@@ -200,7 +200,7 @@ func (o *Opener) snapshot(ctx context.Context, p *v1alpha1.ArenaProject, creds *
 	}
 	if opts.Check != nil {
 		if err := opts.Check(data); err != nil {
-			return Snapshot{}, newError(ReasonSnapshotUnexportable, nil, "arena file %s at commit %s: %v", arenaFile, shortCommit(pin.Commit), err)
+			return Snapshot{}, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "arena file %s at commit %s: %v", arenaFile, shortCommit(pin.Commit), err)
 		}
 	}
 	if root := o.Config.ContentRoot; root != "" {

@@ -83,12 +83,11 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// Reasons an Error carries: the ArenaProject's Ready reasons
-// (v1alpha1.ArenaProjectReason*), and RefNotFound and SnapshotUnexportable,
+// An Error carries a reason of api/v1alpha1: one of the ArenaProject's
+// Ready reasons (v1alpha1.ArenaProjectReason*), or
+// v1alpha1.ArenaRunReasonRefNotFound or ArenaRunReasonSnapshotUnexportable,
 // the ArenaRun's (arenajob.md#phase).
 const (
-	ReasonRefNotFound           = v1alpha1.ArenaRunReasonRefNotFound
-	ReasonSnapshotUnexportable  = v1alpha1.ArenaRunReasonSnapshotUnexportable
 	reasonFileTooLarge          = "FileTooLarge"
 	reasonFileNotFound          = "FileNotFound"
 	defaultUsername             = "git"
@@ -172,10 +171,12 @@ func ReasonOf(err error) string {
 
 // IsRefNotFound and IsSnapshotUnexportable tell the two run-failing
 // reasons apart from a project that cannot be read at all.
-func IsRefNotFound(err error) bool { return ReasonOf(err) == ReasonRefNotFound }
+func IsRefNotFound(err error) bool { return ReasonOf(err) == v1alpha1.ArenaRunReasonRefNotFound }
 
 // IsSnapshotUnexportable: see IsRefNotFound.
-func IsSnapshotUnexportable(err error) bool { return ReasonOf(err) == ReasonSnapshotUnexportable }
+func IsSnapshotUnexportable(err error) bool {
+	return ReasonOf(err) == v1alpha1.ArenaRunReasonSnapshotUnexportable
+}
 
 // Limits bound what Resolve's snapshot check accepts. Zero values take the
 // defaults.
@@ -381,10 +382,10 @@ func (r *Repository) Resolve(ref string) (string, error) {
 	if len(ref) == sha1Hex && fullSHA.MatchString(strings.ToLower(ref)) {
 		c, err := r.repo.CommitObject(plumbing.NewHash(strings.ToLower(ref)))
 		if errors.Is(err, ErrFetchTooLarge) {
-			return "", newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", ref)
+			return "", newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s cannot be read", ref)
 		}
 		if err != nil {
-			return "", newError(ReasonRefNotFound, nil, "commit %s is not in the repository", ref)
+			return "", newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "commit %s is not in the repository", ref)
 		}
 		return c.Hash.String(), nil
 	}
@@ -404,14 +405,14 @@ func (r *Repository) Resolve(ref string) (string, error) {
 		}
 		c, err := r.peel(rr.Hash())
 		if errors.Is(err, ErrFetchTooLarge) {
-			return "", newError(ReasonSnapshotUnexportable, err, "ref %s cannot be read", ref)
+			return "", newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "ref %s cannot be read", ref)
 		}
 		if err != nil {
-			return "", newError(ReasonRefNotFound, err, "ref %s does not name a commit", ref)
+			return "", newError(v1alpha1.ArenaRunReasonRefNotFound, err, "ref %s does not name a commit", ref)
 		}
 		return c.Hash.String(), nil
 	}
-	return "", newError(ReasonRefNotFound, nil, "ref %q names no branch, tag or commit of the repository", ref)
+	return "", newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "ref %q names no branch, tag or commit of the repository", ref)
 }
 
 // peel is the commit h names, through annotated tags. An object over the
@@ -463,14 +464,14 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 	}
 	af, err := cleanPath(arenaFile)
 	if err != nil {
-		return newError(ReasonSnapshotUnexportable, nil, "arena file: %v", err)
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "arena file: %v", err)
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return newError(ReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
 	}
 	unexportable := func(format string, args ...any) error {
-		return newError(ReasonSnapshotUnexportable, nil, "commit %s cannot be exported: %s", commit[:12], fmt.Sprintf(format, args...))
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "commit %s cannot be exported: %s", commit[:12], fmt.Sprintf(format, args...))
 	}
 	foundArena := false
 	files := 0
@@ -483,7 +484,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 			break
 		}
 		if err != nil {
-			return newError(ReasonSnapshotUnexportable, err, "commit %s: walking its tree", commit[:12])
+			return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: walking its tree", commit[:12])
 		}
 		switch e.Mode {
 		case filemode.Dir:
@@ -493,7 +494,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 		case filemode.Symlink:
 			target, err := r.blobPrefix(e.Hash, 4096)
 			if err != nil {
-				return newError(ReasonSnapshotUnexportable, err, "commit %s: reading link %s", commit[:12], name)
+				return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading link %s", commit[:12], name)
 			}
 			t := string(target)
 			if strings.HasPrefix(t, "/") || !withinTree(path.Join(path.Dir(name), t)) {
@@ -505,7 +506,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
 			blob, err := r.repo.BlobObject(e.Hash)
 			if err != nil {
-				return newError(ReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
+				return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
 			}
 			files++
 			bytes += blob.Size
@@ -518,7 +519,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 			if blob.Size <= maxLFSPointerSize {
 				head, err := r.blobPrefix(e.Hash, len(lfsPointerPrefix))
 				if err != nil {
-					return newError(ReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
+					return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
 				}
 				if string(head) == lfsPointerPrefix {
 					return unexportable("%s is a Git LFS pointer; LFS content is not fetched", name)
@@ -545,14 +546,14 @@ func withinTree(p string) bool {
 
 func (r *Repository) commit(commit string) (*object.Commit, error) {
 	if !fullSHA.MatchString(commit) {
-		return nil, newError(ReasonRefNotFound, nil, "%q is not a full commit SHA", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "%q is not a full commit SHA", commit)
 	}
 	c, err := r.repo.CommitObject(plumbing.NewHash(commit))
 	if errors.Is(err, ErrFetchTooLarge) {
-		return nil, newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s cannot be read", commit)
 	}
 	if err != nil {
-		return nil, newError(ReasonRefNotFound, nil, "commit %s is not in the repository", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "commit %s is not in the repository", commit)
 	}
 	return c, nil
 }
@@ -586,29 +587,29 @@ func (r *Repository) ReadFile(commit, p string, maxBytes int64) ([]byte, error) 
 	}
 	cp, err := cleanPath(p)
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, nil, "%v", err)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "%v", err)
 	}
 	f, err := c.File(cp)
 	if err != nil {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a file at commit %s", cp, commit[:12]), Err: errFileNotFound}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a file at commit %s", cp, commit[:12]), Err: errFileNotFound}
 	}
 	if !f.Mode.IsFile() || f.Mode == filemode.Symlink {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a regular file at commit %s", cp, commit[:12]), Err: errFileNotFound}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a regular file at commit %s", cp, commit[:12]), Err: errFileNotFound}
 	}
 	if f.Size > maxBytes {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is %d bytes, over the %d-byte bound", cp, f.Size, maxBytes), Err: ErrFileTooLarge}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is %d bytes, over the %d-byte bound", cp, f.Size, maxBytes), Err: ErrFileTooLarge}
 	}
 	rd, err := f.Reader()
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, err, "reading %s", cp)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "reading %s", cp)
 	}
 	defer func() { _ = rd.Close() }()
 	data, err := readAtMost(rd, maxBytes+1)
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, err, "reading %s", cp)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "reading %s", cp)
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is over the %d-byte bound", cp, maxBytes), Err: ErrFileTooLarge}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is over the %d-byte bound", cp, maxBytes), Err: ErrFileTooLarge}
 	}
 	return data, nil
 }

@@ -118,12 +118,12 @@ func refCases() []refCase {
 		{name: "full ref picks the branch", ref: "refs/heads/both", want: func(f fixture) plumbing.Hash { return f.inner }},
 		{name: "full SHA of an older commit", ref: "SHA1", want: c1},
 		{name: "full SHA in upper case", ref: "SHA1UPPER", want: c1},
-		{name: "unknown branch", ref: "nope", reason: source.ReasonRefNotFound},
-		{name: "unknown full ref", ref: "refs/heads/nope", reason: source.ReasonRefNotFound},
-		{name: "abbreviated SHA", ref: "SHORT1", reason: source.ReasonRefNotFound},
-		{name: "SHA of no commit", ref: "0123456789abcdef0123456789abcdef01234567", reason: source.ReasonRefNotFound},
-		{name: "invalid ref name", ref: "a..b", reason: source.ReasonRefNotFound},
-		{name: "remote ref form not advertised", ref: "refs/remotes/origin/main", reason: source.ReasonRefNotFound},
+		{name: "unknown branch", ref: "nope", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "unknown full ref", ref: "refs/heads/nope", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "abbreviated SHA", ref: "SHORT1", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "SHA of no commit", ref: "0123456789abcdef0123456789abcdef01234567", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "invalid ref name", ref: "a..b", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "remote ref form not advertised", ref: "refs/remotes/origin/main", reason: v1alpha1.ArenaRunReasonRefNotFound},
 	}
 }
 
@@ -255,15 +255,15 @@ func TestCheckExportable(t *testing.T) {
 		{name: "default arena file present, in-tree links", repo: r, commit: f.c1},
 		{name: "explicit arena file", repo: r, commit: f.c2, arenaFile: "config.arena.yaml"},
 		{name: "nested arena file", repo: r, commit: f.c3, arenaFile: "evals/other.arena.yaml"},
-		{name: "arena file missing at that commit", repo: r, commit: f.c3, reason: source.ReasonSnapshotUnexportable, says: "not in it"},
-		{name: "arena file a directory", repo: r, commit: f.c1, arenaFile: "scenarios", reason: source.ReasonSnapshotUnexportable, says: "not in it"},
-		{name: "arena file a symlink", repo: r, commit: f.c1, arenaFile: "scenarios/link-ok.yaml", reason: source.ReasonSnapshotUnexportable, says: "symbolic link"},
-		{name: "arena file leaving the tree", repo: r, commit: f.c1, arenaFile: "../config.arena.yaml", reason: source.ReasonSnapshotUnexportable},
-		{name: "submodule", repo: r, commit: f.sub, reason: source.ReasonSnapshotUnexportable, says: "submodule"},
-		{name: "LFS pointer", repo: r, commit: f.lfs, reason: source.ReasonSnapshotUnexportable, says: "LFS"},
-		{name: "symlink out of the tree", repo: r, commit: f.link, reason: source.ReasonSnapshotUnexportable, says: "outside"},
-		{name: "over the file bound", repo: small, commit: f.c1, reason: source.ReasonSnapshotUnexportable, says: "more than 3 files"},
-		{name: "no such commit", repo: r, commit: plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"), reason: source.ReasonRefNotFound},
+		{name: "arena file missing at that commit", repo: r, commit: f.c3, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "not in it"},
+		{name: "arena file a directory", repo: r, commit: f.c1, arenaFile: "scenarios", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "not in it"},
+		{name: "arena file a symlink", repo: r, commit: f.c1, arenaFile: "scenarios/link-ok.yaml", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "symbolic link"},
+		{name: "arena file leaving the tree", repo: r, commit: f.c1, arenaFile: "../config.arena.yaml", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable},
+		{name: "submodule", repo: r, commit: f.sub, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "submodule"},
+		{name: "LFS pointer", repo: r, commit: f.lfs, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "LFS"},
+		{name: "symlink out of the tree", repo: r, commit: f.link, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "outside"},
+		{name: "over the file bound", repo: small, commit: f.c1, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "more than 3 files"},
+		{name: "no such commit", repo: r, commit: plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"), reason: v1alpha1.ArenaRunReasonRefNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,7 +323,7 @@ func TestReadFile(t *testing.T) {
 	if _, err := r.ReadFile(f.c3.String(), "config.arena.yaml", 0); !source.IsFileNotFound(err) {
 		t.Errorf("ReadFile of a missing file = %v, want IsFileNotFound", err)
 	}
-	if _, err := r.ReadFile(f.c1.String(), "/etc/passwd", 0); source.ReasonOf(err) != source.ReasonSnapshotUnexportable {
+	if _, err := r.ReadFile(f.c1.String(), "/etc/passwd", 0); source.ReasonOf(err) != v1alpha1.ArenaRunReasonSnapshotUnexportable {
 		t.Errorf("ReadFile of an absolute path = %v", err)
 	}
 	if _, err := r.ReadFile("main", "config.arena.yaml", 0); !source.IsRefNotFound(err) {
