@@ -6,10 +6,6 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// ArenaRunReasonOutputNotSupported fails a run whose output this operator
-// cannot write yet (S3).
-const ArenaRunReasonOutputNotSupported = "OutputNotSupported"
-
 // ArenaRunOutputS3RuleID refuses S3 output until it is built. It is a rule,
 // not a controller check, so omniactl check reports it too; the ArenaRun
 // controller fails the run with the rule's reason before anything starts.
@@ -22,7 +18,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.ArenaRunConditionReady,
-		Reason:    ArenaRunReasonOutputNotSupported,
+		Reason:    v1alpha1.ArenaRunReasonOutputNotSupported,
 		Doc: "output.type s3 is not written by this operator yet: the run fails with OutputNotSupported before its workers start. " +
 			"Use output type pvc, or no output (the default output).",
 		Spec:  "arenajob.md#s3-output",

@@ -23,7 +23,7 @@ func TestArenaRunOutputS3Unsupported(t *testing.T) {
 			for _, f := range Default.Evaluate(kindArenaRun, Input{Object: run, Facts: NoFacts{}}, Options{}) {
 				if f.RuleID == ArenaRunOutputS3RuleID {
 					got = true
-					if f.Reason != ArenaRunReasonOutputNotSupported || f.Condition != v1alpha1.ArenaRunConditionReady || f.Field != "spec.template.output.type" {
+					if f.Reason != v1alpha1.ArenaRunReasonOutputNotSupported || f.Condition != v1alpha1.ArenaRunConditionReady || f.Field != "spec.template.output.type" {
 						t.Errorf("finding %+v", f)
 					}
 				}

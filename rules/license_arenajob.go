@@ -16,12 +16,6 @@ import (
 // (arenajob.md#workers). The licence comes from Facts.License: the verified
 // licence in the operator, --license in omniactl, open-core otherwise.
 
-// ArenaRunReasonLicenseViolation is the Ready reason of an ArenaRun that
-// breaks its licence (arenajob.md#phase: "Failed … a licence violation").
-// The spec names the failure but no reason string; this is the one the
-// Arena controllers and these rules use.
-const ArenaRunReasonLicenseViolation = "LicenseViolation"
-
 // ScenarioCountFacts is what a fact source implements when it knows how
 // many scenarios a run resolved from its project (the Arena run controller,
 // once it has read the arena file). Other sources do not: the scenario limit
@@ -57,7 +51,7 @@ func init() {
 			Stage:     StageAdmission,
 			Severity:  SeverityDeny,
 			Condition: v1alpha1.ArenaRunConditionReady,
-			Reason:    ArenaRunReasonLicenseViolation,
+			Reason:    v1alpha1.ArenaRunReasonLicenseViolation,
 			Doc:       doc,
 			Spec:      spec,
 			Check:     check,
@@ -86,7 +80,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.ArenaRunConditionReady,
-		Reason:    ArenaRunReasonLicenseViolation,
+		Reason:    v1alpha1.ArenaRunReasonLicenseViolation,
 		Doc: "A run executes at most the licence's limits.maxScenarios scenarios (0: unlimited; 10 on open-core). The count is known once the run's " +
 			"controller has read the arena file (ScenarioCountFacts); a run over the limit fails with reason LicenseViolation.",
 		Spec:  "arenajob.md#phase",

@@ -36,7 +36,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.ArenaProjectConditionReady,
-		Reason:    ArenaRunReasonLicenseViolation,
+		Reason:    v1alpha1.ArenaProjectReasonLicenseViolation,
 		Doc: "An external project (spec.git set) needs a licence granting gitSource; a hosted project (no spec.git) needs none. " +
 			"The project is Failed with reason LicenseViolation and its repository is not fetched; the rule is not run at admission, " +
 			"so the spec is admitted and the controller refuses it.",

@@ -244,7 +244,7 @@ func TestLicenseGateMetadata(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s not registered", id)
 		}
-		if r.Reason != ArenaRunReasonLicenseViolation || r.Condition != "Ready" || r.Severity != SeverityDeny {
+		if r.Reason != v1alpha1.ArenaRunReasonLicenseViolation || r.Condition != "Ready" || r.Severity != SeverityDeny {
 			t.Errorf("%s: reason %q condition %q severity %s; want LicenseViolation on Ready, deny", id, r.Reason, r.Condition, r.Severity)
 		}
 	}

@@ -17,52 +17,6 @@ const (
 	ArenaProjectPhaseFailed ArenaProjectPhase = "Failed"
 )
 
-// ArenaProject condition types and reasons (docs/arena.md#projects). The
-// reasons of a False Ready condition are those of the project's source
-// resolution (reconcile/arenaproject/source).
-const (
-	// ArenaProjectConditionReady is True when the project's repository was
-	// reached and its default branch resolved to a commit.
-	ArenaProjectConditionReady = "Ready"
-
-	// ArenaProjectReasonResolved (Ready=True): the default branch resolved.
-	ArenaProjectReasonResolved = "Resolved"
-	// ArenaProjectReasonRepositoryNotFound: a hosted project has no
-	// repository on the content volume, or an external URL names none.
-	ArenaProjectReasonRepositoryNotFound = "RepositoryNotFound"
-	// ArenaProjectReasonEmptyRepository: the repository has no commit on
-	// its default branch yet.
-	ArenaProjectReasonEmptyRepository = "EmptyRepository"
-	// ArenaProjectReasonFetching (phase Pending): the repository is being
-	// read (an external one's refs listed) by the operator's fetcher,
-	// outside the reconcile; the project is looked at again when that ends.
-	ArenaProjectReasonFetching = "Fetching"
-	// ArenaProjectReasonFetchFailed: the external repository could not be
-	// read (network, authentication, time or size bound).
-	ArenaProjectReasonFetchFailed = "FetchFailed"
-	// ArenaProjectReasonInsecureURL: the external URL is not an https URL
-	// the operator fetches (rule arenaproject/git-url: another scheme, user
-	// info, a link-local or metadata host), or is ssh, for which the
-	// operator has no transport.
-	ArenaProjectReasonInsecureURL = "InsecureURL"
-	// ArenaProjectReasonCredentialsNotFound: the credentials Secret, or one
-	// of its keys, is missing.
-	ArenaProjectReasonCredentialsNotFound = "CredentialsNotFound"
-	// ArenaProjectReasonCredentialsHostNotAllowed: spec.git.secretRef is
-	// set, and the URL is not https to a host:port the operator lists in
-	// --arena-git-hosts. The Secret is not read and nothing is fetched.
-	ArenaProjectReasonCredentialsHostNotAllowed = "CredentialsHostNotAllowed"
-	// ArenaProjectReasonCredentialsSecretNotOptedIn: spec.git.secretRef
-	// names a Secret that is not typed kubernetes.io/basic-auth (or
-	// kubernetes.io/ssh-auth) and labelled
-	// ArenaProjectGitCredentialsLabel=ArenaProjectGitCredentialsValue. Its
-	// data is not used and nothing is fetched.
-	ArenaProjectReasonCredentialsSecretNotOptedIn = "CredentialsSecretNotOptedIn"
-	// ArenaProjectReasonContentRootNotSet: a hosted project, and the
-	// operator was started without --workspace-content-path.
-	ArenaProjectReasonContentRootNotSet = "ContentRootNotSet"
-)
-
 // The label a Secret carries to be usable as an ArenaProject's
 // spec.git.secretRef, as Argo CD's repository Secrets carry
 // argocd.argoproj.io/secret-type: only a Secret its owner marked for this

@@ -44,43 +44,6 @@ const (
 	ArenaRunQueueDefault ArenaRunQueueSource = "Default"
 )
 
-// ArenaRun condition types and reasons.
-const (
-	ArenaRunConditionReady                = "Ready"
-	ArenaRunConditionSourceValid          = "SourceValid"
-	ArenaRunConditionJobCreated           = "JobCreated"
-	ArenaRunConditionProgressing          = "Progressing"
-	ArenaRunConditionQueueRedisDrifted    = "QueueRedisDrifted"
-	ArenaRunConditionWithinWorkspaceQuota = "WithinWorkspaceQuota"
-	ArenaRunConditionOutputPersisted      = "OutputPersisted"
-
-	ArenaRunReasonRefNotFound                 = "RefNotFound"
-	ArenaRunReasonSnapshotUnexportable        = "SnapshotUnexportable"
-	ArenaRunReasonInvalidProviderEntry        = "InvalidProviderEntry"
-	ArenaRunReasonServiceGroupAmbiguous       = "ServiceGroupAmbiguous"
-	ArenaRunReasonServiceGroupNotFound        = "ServiceGroupNotFound"
-	ArenaRunReasonBudgetExceeded              = "BudgetExceeded"
-	ArenaRunReasonTestsFailed                 = "TestsFailed"
-	ArenaRunReasonJobCreationFailed           = "JobCreationFailed"
-	ArenaRunReasonServiceGroupRedisChanged    = "ServiceGroupRedisChanged"
-	ArenaRunReasonPinned                      = "Pinned"
-	ArenaRunReasonQuotaSatisfied              = "QuotaSatisfied"
-	ArenaRunReasonWaitingForWorkspaceQuota    = "WaitingForWorkspaceQuota"
-	ArenaRunReasonWaitingForConcurrentRunSlot = "WaitingForConcurrentRunSlot"
-	ArenaRunReasonWaitingForDailyRunQuota     = "WaitingForDailyRunQuota"
-	ArenaRunReasonWaitingForQuotaAdmission    = "WaitingForQuotaAdmission"
-	ArenaRunReasonAdmissionReleased           = "AdmissionReleased"
-	ArenaRunReasonWorkersClamped              = "WorkersClamped"
-	ArenaRunReasonOutputUploaded              = "OutputUploaded"
-	ArenaRunReasonOutputUploadFailed          = "OutputUploadFailed"
-	// ArenaRunReasonQueueSecretConflict: the Secret the run's workers read
-	// the queue URL from is not what the operator pinned (written by someone
-	// else, changed since, or gone when it cannot be written again). The
-	// run does not use it: JobCreated=False before the worker Job exists,
-	// the run Failed after.
-	ArenaRunReasonQueueSecretConflict = "QueueSecretConflict"
-)
-
 // ArenaRunSpec is one execution of an ArenaJob, created by the job's controller.
 type ArenaRunSpec struct {
 	// jobRef names the ArenaJob this run was created from.

@@ -18,7 +18,7 @@ import (
 const (
 	ReasonScheduled        = v1alpha1.ArenaJobReasonScheduled
 	ReasonInvalidSchedule  = v1alpha1.ArenaJobReasonInvalidSchedule
-	ReasonLicenseViolation = rules.ArenaRunReasonLicenseViolation
+	ReasonLicenseViolation = v1alpha1.ArenaRunReasonLicenseViolation
 
 	// EventRunSkipped: a tick was skipped (Forbid while a run is active)
 	// and recorded as passed.

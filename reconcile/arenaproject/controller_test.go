@@ -173,7 +173,7 @@ func eventually(t *testing.T, ns, name string, phase v1alpha1.ArenaProjectPhase,
 		g.Expect(direct.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p)).To(gomega.Succeed())
 		g.Expect(p.Status.Phase).To(gomega.Equal(phase))
 		g.Expect(p.Status.ObservedGeneration).To(gomega.Equal(p.Generation))
-		c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
+		c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ArenaProjectConditionReady)
 		g.Expect(c).NotTo(gomega.BeNil())
 		g.Expect(c.Reason).To(gomega.Equal(reason))
 		g.Expect(c.Status == metav1.ConditionTrue).To(gomega.Equal(phase == v1alpha1.ArenaProjectPhaseReady))
@@ -191,7 +191,7 @@ func TestHostedProjectReady(t *testing.T) {
 	}
 	head := twoCommits(t, repo, "main")
 	create(t, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evals"}})
-	p := eventually(t, ns, "evals", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
+	p := eventually(t, ns, "evals", v1alpha1.ArenaProjectPhaseReady, v1alpha1.ArenaProjectReasonResolved, "main", head.String())
 	if p.Status.Repository != "hosted" {
 		t.Errorf("repository %q, want hosted", p.Status.Repository)
 	}
@@ -203,7 +203,7 @@ func TestHostedProjectReady(t *testing.T) {
 func TestHostedProjectWaitsForItsRepository(t *testing.T) {
 	ns := namespace(t)
 	create(t, &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "later"}})
-	eventually(t, ns, "later", v1alpha1.ArenaProjectPhasePending, source.ReasonRepositoryNotFound, "", "")
+	eventually(t, ns, "later", v1alpha1.ArenaProjectPhasePending, v1alpha1.ArenaProjectReasonRepositoryNotFound, "", "")
 
 	repo, err := git.PlainInit(source.HostedPath(contentRoot, ns, "later"), false)
 	if err != nil {
@@ -218,7 +218,7 @@ func TestHostedProjectWaitsForItsRepository(t *testing.T) {
 	if err := direct.Update(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, ns, "later", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "trunk", head.String())
+	eventually(t, ns, "later", v1alpha1.ArenaProjectPhaseReady, v1alpha1.ArenaProjectReasonResolved, "trunk", head.String())
 }
 
 func TestExternalProject(t *testing.T) {
@@ -237,13 +237,13 @@ func TestExternalProject(t *testing.T) {
 		reason         string
 		branch, commit string
 	}{
-		{name: "open", url: open.URL, phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
-		{name: "without-credentials", url: locked.URL, phase: "Failed", reason: source.ReasonFetchFailed},
-		{name: "nothing-listening", url: "https://127.0.0.1:1/repo.git", phase: "Failed", reason: source.ReasonFetchFailed},
-		{name: "wrong-path", url: open.Server.URL + "/other.git", phase: "Failed", reason: source.ReasonRepositoryNotFound},
+		{name: "open", url: open.URL, phase: "Ready", reason: v1alpha1.ArenaProjectReasonResolved, branch: "trunk", commit: head.String()},
+		{name: "without-credentials", url: locked.URL, phase: "Failed", reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "nothing-listening", url: "https://127.0.0.1:1/repo.git", phase: "Failed", reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "wrong-path", url: open.Server.URL + "/other.git", phase: "Failed", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
 		// Refused by arenaproject/git-url (its reason): nothing is fetched.
-		{name: "plain-http", url: plain.URL, phase: "Failed", reason: source.ReasonInsecureURL},
-		{name: "metadata-address", url: "https://169.254.169.254/repo.git", phase: "Failed", reason: source.ReasonInsecureURL},
+		{name: "plain-http", url: plain.URL, phase: "Failed", reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "metadata-address", url: "https://169.254.169.254/repo.git", phase: "Failed", reason: v1alpha1.ArenaProjectReasonInsecureURL},
 	}
 	for _, tc := range cases {
 		create(t, externalProject(ns, tc.name, tc.url, ""))
@@ -289,8 +289,8 @@ func TestExternalProjectNeedsGitSourceLicence(t *testing.T) {
 	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unlicensed"},
 		Spec: v1alpha1.ArenaProjectSpec{Git: &v1alpha1.ArenaProjectGitSource{URL: srv.URL}}}
 	create(t, p)
-	got := eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseFailed, rules.ArenaRunReasonLicenseViolation, "", "")
-	c := meta.FindStatusCondition(got.Status.Conditions, ConditionReady)
+	got := eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseFailed, v1alpha1.ArenaProjectReasonLicenseViolation, "", "")
+	c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ArenaProjectConditionReady)
 	if !strings.Contains(c.Message, rules.ArenaProjectGitSourceLicenseRuleID) {
 		t.Errorf("Ready message %q does not name %s", c.Message, rules.ArenaProjectGitSourceLicenseRuleID)
 	}
@@ -303,7 +303,7 @@ func TestExternalProjectNeedsGitSourceLicence(t *testing.T) {
 	if err := direct.Update(context.Background(), got); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
+	eventually(t, ns, "unlicensed", v1alpha1.ArenaProjectPhaseReady, v1alpha1.ArenaProjectReasonResolved, "main", head.String())
 }
 
 // TestGitURLSchema: the CRD refuses a URL that is not http(s).
@@ -364,11 +364,11 @@ func TestExternalProjectDoesNotWaitForTheServer(t *testing.T) {
 	if err := direct.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "slow"}, p); err != nil {
 		t.Fatal(err)
 	}
-	c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
-	if p.Status.Phase != v1alpha1.ArenaProjectPhasePending || c == nil || c.Reason != source.ReasonFetching {
+	c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ArenaProjectConditionReady)
+	if p.Status.Phase != v1alpha1.ArenaProjectPhasePending || c == nil || c.Reason != v1alpha1.ArenaProjectReasonFetching {
 		t.Fatalf("while the server holds the listing: phase %q, Ready %+v; want Pending, Fetching", p.Status.Phase, c)
 	}
 	<-arrived // a listing is in flight, held by the server
 	release()
-	eventually(t, ns, "slow", v1alpha1.ArenaProjectPhaseReady, ReasonResolved, "main", head.String())
+	eventually(t, ns, "slow", v1alpha1.ArenaProjectPhaseReady, v1alpha1.ArenaProjectReasonResolved, "main", head.String())
 }

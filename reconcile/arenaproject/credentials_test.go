@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
 )
 
@@ -63,18 +62,18 @@ func TestExternalProjectCredentials(t *testing.T) {
 	}{
 		// The attack: the database password to the tenant's server, and
 		// to a host the operator allows.
-		{name: "database-password-to-tenant-server", url: tenant.URL, secret: "db", phase: "Failed", reason: source.ReasonCredentialsHostNotAllowed},
-		{name: "database-password-to-allowed-host", url: allowed.URL, secret: "db", phase: "Failed", reason: source.ReasonCredentialsSecretNotOptedIn},
+		{name: "database-password-to-tenant-server", url: tenant.URL, secret: "db", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{name: "database-password-to-allowed-host", url: allowed.URL, secret: "db", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn},
 		// Opted in, to a host not in --arena-git-hosts.
-		{name: "git-credentials-to-tenant-server", url: tenant.URL, secret: "git-creds", phase: "Failed", reason: source.ReasonCredentialsHostNotAllowed},
+		{name: "git-credentials-to-tenant-server", url: tenant.URL, secret: "git-creds", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
 		// Half an opt-in is none.
-		{name: "unlabelled-basic-auth", url: allowed.URL, secret: "unlabelled", phase: "Failed", reason: source.ReasonCredentialsSecretNotOptedIn},
-		{name: "labelled-opaque", url: allowed.URL, secret: "labelled-opaque", phase: "Failed", reason: source.ReasonCredentialsSecretNotOptedIn},
+		{name: "unlabelled-basic-auth", url: allowed.URL, secret: "unlabelled", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn},
+		{name: "labelled-opaque", url: allowed.URL, secret: "labelled-opaque", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn},
 		// An ssh key is never sent over https.
-		{name: "ssh-key-over-https", url: allowed.URL, secret: "ssh-key", phase: "Failed", reason: source.ReasonCredentialsNotFound},
-		{name: "missing-secret", url: allowed.URL, secret: "nope", phase: "Failed", reason: source.ReasonCredentialsNotFound},
+		{name: "ssh-key-over-https", url: allowed.URL, secret: "ssh-key", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsNotFound},
+		{name: "missing-secret", url: allowed.URL, secret: "nope", phase: "Failed", reason: v1alpha1.ArenaProjectReasonCredentialsNotFound},
 		// Accepted: opted in, to the allowed host.
-		{name: "opted-in-to-allowed-host", url: allowed.URL, secret: "git-creds", phase: "Ready", reason: ReasonResolved, branch: "trunk", commit: head.String()},
+		{name: "opted-in-to-allowed-host", url: allowed.URL, secret: "git-creds", phase: "Ready", reason: v1alpha1.ArenaProjectReasonResolved, branch: "trunk", commit: head.String()},
 	}
 	for _, tc := range cases {
 		create(t, externalProject(ns, tc.name, tc.url, tc.secret))
@@ -82,7 +81,7 @@ func TestExternalProjectCredentials(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := eventually(t, ns, tc.name, tc.phase, tc.reason, tc.branch, tc.commit)
-			c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
+			c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ArenaProjectConditionReady)
 			for _, secret := range []string{"db-password", "tok", "unlabelled-password", "labelled-opaque-password", "ssh-key-material", "ssh-password"} {
 				if strings.Contains(c.Message, secret) {
 					t.Errorf("Ready message %q carries a Secret's value", c.Message)

@@ -11,19 +11,6 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Condition type and reasons of an ArenaProject (docs/arena.md#projects).
-const (
-	// ConditionReady: True when the repository was reached and its default
-	// branch resolved to a commit.
-	ConditionReady = v1alpha1.ArenaProjectConditionReady
-	// ReasonResolved (Ready=True).
-	ReasonResolved = v1alpha1.ArenaProjectReasonResolved
-	// ReasonInvalidSpec (Ready=False): a deny rule of the catalog found a
-	// problem in the spec (an object that got in with the webhook off); the
-	// rule's own reason is used when it has one. Nothing is fetched.
-	ReasonInvalidSpec = "InvalidSpec"
-)
-
 // observation is what one look at the repository found: Head's answer.
 type observation struct {
 	opened source.Opened
@@ -36,10 +23,10 @@ type observation struct {
 // expected to fix by creating the repository or its first commit. Every
 // other failure is Failed.
 func phaseOf(p *v1alpha1.ArenaProject, reason string) v1alpha1.ArenaProjectPhase {
-	if reason == source.ReasonFetching {
+	if reason == v1alpha1.ArenaProjectReasonFetching {
 		return v1alpha1.ArenaProjectPhasePending
 	}
-	if p.Spec.Git == nil && (reason == source.ReasonRepositoryNotFound || reason == source.ReasonEmptyRepository) {
+	if p.Spec.Git == nil && (reason == v1alpha1.ArenaProjectReasonRepositoryNotFound || reason == v1alpha1.ArenaProjectReasonEmptyRepository) {
 		return v1alpha1.ArenaProjectPhasePending
 	}
 	return v1alpha1.ArenaProjectPhaseFailed
@@ -64,12 +51,12 @@ func setReadyCondition(st *v1alpha1.ArenaProjectStatus, gen int64, deny []rules.
 	var c metav1.Condition
 	switch {
 	case len(deny) > 0:
-		c = conditions.FromFindings(ConditionReady, deny, ReasonResolved, "", ReasonInvalidSpec, gen)
+		c = conditions.FromFindings(v1alpha1.ArenaProjectConditionReady, deny, v1alpha1.ArenaProjectReasonResolved, "", v1alpha1.ArenaProjectReasonInvalidSpec, gen)
 	case obs.err != nil:
-		c = metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: source.ReasonOf(obs.err),
+		c = metav1.Condition{Type: v1alpha1.ArenaProjectConditionReady, Status: metav1.ConditionFalse, Reason: source.ReasonOf(obs.err),
 			Message: conditions.Truncate(source.StatusMessage(obs.err), 4096), ObservedGeneration: gen}
 	default:
-		c = metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved,
+		c = metav1.Condition{Type: v1alpha1.ArenaProjectConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ArenaProjectReasonResolved,
 			Message: "default branch " + obs.opened.DefaultBranch + " is at " + obs.opened.Commit, ObservedGeneration: gen}
 	}
 	conditions.Set(&st.Conditions, c, now)

@@ -36,16 +36,16 @@ func TestComputeStatus(t *testing.T) {
 		branch     string
 		repository string
 	}{
-		{name: "resolved", p: hosted, obs: ok, phase: "Ready", status: "True", reason: ReasonResolved, branch: "trunk", repository: "hosted"},
-		{name: "warn findings are advisory", p: hosted, findings: warn, obs: ok, phase: "Ready", status: "True", reason: ReasonResolved, branch: "trunk", repository: "hosted"},
+		{name: "resolved", p: hosted, obs: ok, phase: "Ready", status: "True", reason: v1alpha1.ArenaProjectReasonResolved, branch: "trunk", repository: "hosted"},
+		{name: "warn findings are advisory", p: hosted, findings: warn, obs: ok, phase: "Ready", status: "True", reason: v1alpha1.ArenaProjectReasonResolved, branch: "trunk", repository: "hosted"},
 		{name: "deny finding", p: hosted, findings: deny, phase: "Failed", status: "False", reason: "BadThing", repository: "hosted"},
-		{name: "hosted repository missing waits", p: hosted, obs: &observation{err: srcErr(source.ReasonRepositoryNotFound)}, phase: "Pending", status: "False", reason: source.ReasonRepositoryNotFound, repository: "hosted"},
-		{name: "hosted repository empty waits", p: hosted, obs: &observation{err: srcErr(source.ReasonEmptyRepository)}, phase: "Pending", status: "False", reason: source.ReasonEmptyRepository, repository: "hosted"},
-		{name: "no content root fails", p: hosted, obs: &observation{err: srcErr(source.ReasonContentRootNotSet)}, phase: "Failed", status: "False", reason: source.ReasonContentRootNotSet, repository: "hosted"},
-		{name: "external not found fails", p: external, obs: &observation{err: srcErr(source.ReasonRepositoryNotFound)}, phase: "Failed", status: "False", reason: source.ReasonRepositoryNotFound, repository: "https://git.example.invalid/x.git"},
-		{name: "external insecure fails", p: external, obs: &observation{err: srcErr(source.ReasonInsecureURL)}, phase: "Failed", status: "False", reason: source.ReasonInsecureURL, repository: "https://git.example.invalid/x.git"},
-		{name: "a plain error is FetchFailed", p: external, obs: &observation{err: errors.New("boom")}, phase: "Failed", status: "False", reason: source.ReasonFetchFailed, repository: "https://git.example.invalid/x.git"},
-		{name: "a failure keeps the last known branch", p: stale, obs: &observation{err: srcErr(source.ReasonRepositoryNotFound)}, phase: "Pending", status: "False", reason: source.ReasonRepositoryNotFound, branch: "main", repository: "hosted"},
+		{name: "hosted repository missing waits", p: hosted, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonRepositoryNotFound)}, phase: "Pending", status: "False", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound, repository: "hosted"},
+		{name: "hosted repository empty waits", p: hosted, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonEmptyRepository)}, phase: "Pending", status: "False", reason: v1alpha1.ArenaProjectReasonEmptyRepository, repository: "hosted"},
+		{name: "no content root fails", p: hosted, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonContentRootNotSet)}, phase: "Failed", status: "False", reason: v1alpha1.ArenaProjectReasonContentRootNotSet, repository: "hosted"},
+		{name: "external not found fails", p: external, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonRepositoryNotFound)}, phase: "Failed", status: "False", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound, repository: "https://git.example.invalid/x.git"},
+		{name: "external insecure fails", p: external, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonInsecureURL)}, phase: "Failed", status: "False", reason: v1alpha1.ArenaProjectReasonInsecureURL, repository: "https://git.example.invalid/x.git"},
+		{name: "a plain error is FetchFailed", p: external, obs: &observation{err: errors.New("boom")}, phase: "Failed", status: "False", reason: v1alpha1.ArenaProjectReasonFetchFailed, repository: "https://git.example.invalid/x.git"},
+		{name: "a failure keeps the last known branch", p: stale, obs: &observation{err: srcErr(v1alpha1.ArenaProjectReasonRepositoryNotFound)}, phase: "Pending", status: "False", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound, branch: "main", repository: "hosted"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestComputeStatus(t *testing.T) {
 			if st.Phase != tc.phase || st.DefaultBranch != tc.branch || st.Repository != tc.repository || st.ObservedGeneration != 3 {
 				t.Errorf("status = %+v, want phase %s branch %q repository %q generation 3", st, tc.phase, tc.branch, tc.repository)
 			}
-			c := meta.FindStatusCondition(st.Conditions, ConditionReady)
+			c := meta.FindStatusCondition(st.Conditions, v1alpha1.ArenaProjectConditionReady)
 			if c == nil || c.Status != tc.status || c.Reason != tc.reason || c.ObservedGeneration != 3 {
 				t.Fatalf("Ready = %+v, want %s %s", c, tc.status, tc.reason)
 			}

@@ -372,7 +372,7 @@ func eventConditions(st *v1alpha1.ArenaRunStatus) []metav1.Condition {
 	}
 	out := make([]metav1.Condition, 0, len(st.Conditions))
 	for _, c := range st.Conditions {
-		if c.Type == v1alpha1.ArenaRunConditionProgressing && (c.Reason == ReasonCompleted || c.Reason == ReasonCancelled) {
+		if c.Type == v1alpha1.ArenaRunConditionProgressing && (c.Reason == v1alpha1.ArenaRunReasonCompleted || c.Reason == v1alpha1.ArenaRunReasonCancelled) {
 			continue
 		}
 		out = append(out, c)
@@ -574,7 +574,7 @@ func (r *Reconciler) advance(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 			st.Workers = *job.Spec.Parallelism
 		}
 	}
-	setJobCreated(st, true, ReasonJobCreated, "worker Job "+job.Name+" created with "+strconv.Itoa(int(workers))+" workers", gen, now)
+	setJobCreated(st, true, v1alpha1.ArenaRunReasonJobCreated, "worker Job "+job.Name+" created with "+strconv.Itoa(int(workers))+" workers", gen, now)
 	if st.StartTime == nil {
 		st.StartTime = &now
 	}
@@ -659,29 +659,29 @@ func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *
 	}
 	wait := func(reason, msg string) {
 		setSourceValid(st, false, reason, msg, gen, now)
-		setReady(st, ReasonWaitingForSource, msg, gen, now)
+		setReady(st, v1alpha1.ArenaRunReasonWaitingForSource, msg, gen, now)
 		s.after(r.opts.ProjectRetry)
 	}
 	project := &v1alpha1.ArenaProject{}
 	name := run.Spec.Template.SourceRef.Name
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, project); err != nil {
 		if apierrors.IsNotFound(err) {
-			wait(ReasonProjectNotFound, "ArenaProject "+name+" does not exist")
+			wait(v1alpha1.ArenaRunReasonProjectNotFound, "ArenaProject "+name+" does not exist")
 			return nil, nil
 		}
 		return nil, err
 	}
 	if project.Status.Phase != v1alpha1.ArenaProjectPhaseReady {
-		wait(ReasonProjectNotReady, "ArenaProject "+name+" is not Ready")
+		wait(v1alpha1.ArenaRunReasonProjectNotReady, "ArenaProject "+name+" is not Ready")
 		return nil, nil
 	}
 	if r.opts.Resolver == nil {
-		wait(ReasonSourceResolverUnavailable, "the operator has no ArenaProject ref resolver yet")
+		wait(v1alpha1.ArenaRunReasonSourceResolverUnavailable, "the operator has no ArenaProject ref resolver yet")
 		return nil, nil
 	}
 	rs, err := r.opts.Resolver.Resolve(ctx, project, run.Spec.Template.Ref, run.Spec.Template.ArenaFile)
 	if errors.Is(err, ErrSourcePending) {
-		wait(ReasonSourceFetching, "ArenaProject "+name+"'s repository is being read")
+		wait(v1alpha1.ArenaRunReasonSourceFetching, "ArenaProject "+name+"'s repository is being read")
 		return nil, nil
 	}
 	if err != nil {
@@ -695,7 +695,7 @@ func (r *Reconciler) pinSource(ctx context.Context, run *v1alpha1.ArenaRun, st *
 	}
 	src := rs.Source
 	st.Source = &src
-	setSourceValid(st, true, ReasonSourcePinned, "commit "+src.Commit+" of "+src.Ref+" pinned", gen, now)
+	setSourceValid(st, true, v1alpha1.ArenaRunReasonSourcePinned, "commit "+src.Commit+" of "+src.Ref+" pinned", gen, now)
 	return &rs, nil
 }
 
@@ -764,7 +764,7 @@ func (r *Reconciler) enqueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 			trials = int(*t.Trials)
 		}
 		if n := queue.MatrixSize(len(scenarios), len(providers), trials); n > int64(r.opts.MaxItems) {
-			fail(st, ReasonWorkMatrixTooLarge, fmt.Sprintf("the work matrix has %d items (%d scenarios × %d providers × %d trials), over the cap of %d",
+			fail(st, v1alpha1.ArenaRunReasonWorkMatrixTooLarge, fmt.Sprintf("the work matrix has %d items (%d scenarios × %d providers × %d trials), over the cap of %d",
 				n, len(scenarios), len(providers), trials, r.opts.MaxItems), gen, now, s)
 			return true, nil
 		}
@@ -776,7 +776,7 @@ func (r *Reconciler) enqueue(ctx context.Context, run *v1alpha1.ArenaRun, st *v1
 	}
 	total, err := q.Enqueue(ctx, items, r.opts.MaxItems, budget)
 	if errors.Is(err, queue.ErrOverCap) {
-		fail(st, ReasonWorkMatrixTooLarge, err.Error(), gen, now, s)
+		fail(st, v1alpha1.ArenaRunReasonWorkMatrixTooLarge, err.Error(), gen, now, s)
 		return true, nil
 	}
 	if err != nil {
@@ -799,21 +799,21 @@ func (r *Reconciler) observeQueue(ctx context.Context, run *v1alpha1.ArenaRun, s
 	done := c.Done(m) && !duration || (duration && (jobDone || m.Stopped && c.InFlight <= 0))
 	if !done {
 		if jobFailed {
-			fail(st, ReasonWorkersFailed, "the worker Job failed before the queue was done", gen, now, s)
+			fail(st, v1alpha1.ArenaRunReasonWorkersFailed, "the worker Job failed before the queue was done", gen, now, s)
 			return nil
 		}
 		// Every worker exited with work left and nothing in flight: no one
 		// will finish it. A grace lets reports already sent land first.
 		if jobDone && c.InFlight <= 0 && job.Status.CompletionTime != nil {
 			if left := now.Sub(job.Status.CompletionTime.Time); left >= r.opts.JobDoneGrace {
-				fail(st, ReasonWorkersFailed, fmt.Sprintf("the worker Job completed with %d of %d items not done", m.Total-c.Completed-c.Failed, m.Total), gen, now, s)
+				fail(st, v1alpha1.ArenaRunReasonWorkersFailed, fmt.Sprintf("the worker Job completed with %d of %d items not done", m.Total-c.Completed-c.Failed, m.Total), gen, now, s)
 				return nil
 			} else {
 				s.after(r.opts.JobDoneGrace - left)
 			}
 		}
-		setProgressing(st, true, ReasonWorkersRunning, fmt.Sprintf("%d of %d items done", c.Completed+c.Failed, m.Total), gen, now)
-		setReady(st, ReasonRunning, "the workers are executing", gen, now)
+		setProgressing(st, true, v1alpha1.ArenaRunReasonWorkersRunning, fmt.Sprintf("%d of %d items done", c.Completed+c.Failed, m.Total), gen, now)
+		setReady(st, v1alpha1.ArenaRunReasonRunning, "the workers are executing", gen, now)
 		s.after(r.opts.PollInterval)
 		return nil
 	}
@@ -873,7 +873,7 @@ func outcomeOf(t *v1alpha1.ArenaJobSpec, m queue.Meta, c queue.Counters, summary
 			return v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed, failedItems + " load-test items failed", summary
 		}
 	}
-	return v1alpha1.ArenaRunPhaseSucceeded, ReasonSucceeded,
+	return v1alpha1.ArenaRunPhaseSucceeded, v1alpha1.ArenaRunReasonSucceeded,
 		fmt.Sprintf("%s items, pass rate %s%%", summary[queue.KeyTotalItems], summary[queue.KeyPassRate]), summary
 }
 
@@ -921,8 +921,8 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 			// decided it is, when it still knows where that is.
 			if conflict.trustedURL == "" {
 				msg = "cancelled by spec.cancelled; the queue was not drained: " + conflict.msg
-				finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
-				s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
+				finish(st, v1alpha1.ArenaRunPhaseCancelled, v1alpha1.ArenaRunReasonCancelled, msg, run.Generation, now)
+				s.events = append(s.events, [3]string{corev1.EventTypeNormal, v1alpha1.ArenaRunReasonCancelled, msg})
 				return nil
 			}
 			url, err = conflict.trustedURL, nil
@@ -946,8 +946,8 @@ func (r *Reconciler) cancel(ctx context.Context, run *v1alpha1.ArenaRun, st *v1a
 		msg = fmt.Sprintf("cancelled by spec.cancelled; %d queued items drained", drained)
 		_ = q.Expire(ctx, r.opts.ResultTTL)
 	}
-	finish(st, v1alpha1.ArenaRunPhaseCancelled, ReasonCancelled, msg, run.Generation, now)
-	s.events = append(s.events, [3]string{corev1.EventTypeNormal, ReasonCancelled, msg})
+	finish(st, v1alpha1.ArenaRunPhaseCancelled, v1alpha1.ArenaRunReasonCancelled, msg, run.Generation, now)
+	s.events = append(s.events, [3]string{corev1.EventTypeNormal, v1alpha1.ArenaRunReasonCancelled, msg})
 	return nil
 }
 

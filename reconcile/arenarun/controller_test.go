@@ -423,7 +423,7 @@ func TestEvaluationRunSucceedsWithSummary(t *testing.T) {
 	}
 	// Events on the transitions.
 	assertEvent(t, ns, "eval", "Started")
-	assertEvent(t, ns, "eval", ReasonSucceeded)
+	assertEvent(t, ns, "eval", v1alpha1.ArenaRunReasonSucceeded)
 	if strings.Contains(logs.String(), strings.TrimPrefix(defaultRedisURL, "redis://")) {
 		t.Fatal("the Redis URL is in the controller's log")
 	}
@@ -470,7 +470,7 @@ func TestCancelDeletesJobAndDrainsQueue(t *testing.T) {
 	if p := run.Status.Progress; p.Total != 12 || p.Completed != 3 || p.Pending != 0 {
 		t.Fatalf("progress %+v, want 12 total, 3 completed, 0 pending", p)
 	}
-	if c := condOf(run, v1alpha1.ArenaRunConditionReady); c.Reason != ReasonCancelled || !strings.Contains(c.Message, "9 queued items drained") {
+	if c := condOf(run, v1alpha1.ArenaRunConditionReady); c.Reason != v1alpha1.ArenaRunReasonCancelled || !strings.Contains(c.Message, "9 queued items drained") {
 		t.Fatalf("ready %+v", c)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -558,7 +558,7 @@ func TestPendingAndFailures(t *testing.T) {
 	newRun(t, ns, "waits", v1alpha1.ArenaJobSpec{SourceRef: v1alpha1.LocalObjectReference{Name: "later"}})
 	run := waitFor(t, ns, "waits", "waiting for its project", func(r *v1alpha1.ArenaRun) bool {
 		c := condOf(r, v1alpha1.ArenaRunConditionSourceValid)
-		return c != nil && c.Reason == ReasonProjectNotFound
+		return c != nil && c.Reason == v1alpha1.ArenaRunReasonProjectNotFound
 	})
 	if run.Status.Phase != v1alpha1.ArenaRunPhasePending || run.Status.Source != nil {
 		t.Fatalf("phase %s source %+v", run.Status.Phase, run.Status.Source)
@@ -576,8 +576,8 @@ func TestPendingAndFailures(t *testing.T) {
 		{"ref-missing", v1alpha1.ArenaJobSpec{Ref: "missing"}, v1alpha1.ArenaRunReasonRefNotFound},
 		{"bad-entry", v1alpha1.ArenaJobSpec{Providers: map[string]v1alpha1.ArenaJobProviderGroup{"default": {Entries: []v1alpha1.ArenaJobProviderEntry{{}}}}},
 			v1alpha1.ArenaRunReasonInvalidProviderEntry},
-		{"too-large", v1alpha1.ArenaJobSpec{Providers: providers("a", "b"), Trials: ptr.To[int32](10)}, ReasonWorkMatrixTooLarge},
-		{"s3", v1alpha1.ArenaJobSpec{Output: &v1alpha1.ArenaJobOutput{Type: v1alpha1.ArenaJobOutputTypeS3, S3: &v1alpha1.ArenaJobOutputS3{Bucket: "b"}}}, ReasonOutputNotSupported},
+		{"too-large", v1alpha1.ArenaJobSpec{Providers: providers("a", "b"), Trials: ptr.To[int32](10)}, v1alpha1.ArenaRunReasonWorkMatrixTooLarge},
+		{"s3", v1alpha1.ArenaJobSpec{Output: &v1alpha1.ArenaJobOutput{Type: v1alpha1.ArenaJobOutputTypeS3, S3: &v1alpha1.ArenaJobOutputS3{Bucket: "b"}}}, v1alpha1.ArenaRunReasonOutputNotSupported},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

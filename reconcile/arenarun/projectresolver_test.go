@@ -350,9 +350,9 @@ func TestProjectResolverRefusesCredentials(t *testing.T) {
 		project  *v1alpha1.ArenaProject
 		reason   string
 	}{
-		{"database password to an allowed host", allowing, project(tenant.URL, "db"), source.ReasonCredentialsSecretNotOptedIn},
-		{"git credentials to a host not allowed", allowingNone, project(tenant.URL, "creds"), source.ReasonCredentialsHostNotAllowed},
-		{"git credentials over plain http", allowing, project(plain.URL, "creds"), source.ReasonCredentialsHostNotAllowed},
+		{"database password to an allowed host", allowing, project(tenant.URL, "db"), v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn},
+		{"git credentials to a host not allowed", allowingNone, project(tenant.URL, "creds"), v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"git credentials over plain http", allowing, project(plain.URL, "creds"), v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -279,9 +279,9 @@ func TestOutcome(t *testing.T) {
 		phase  v1alpha1.ArenaRunPhase
 		reason string
 	}{
-		{"evaluation with a failed item succeeds", v1alpha1.ArenaJobSpec{}, queue.Meta{Enqueued: true, Total: 2}, []queue.Result{pass, failR}, v1alpha1.ArenaRunPhaseSucceeded, ReasonSucceeded},
+		{"evaluation with a failed item succeeds", v1alpha1.ArenaJobSpec{}, queue.Meta{Enqueued: true, Total: 2}, []queue.Result{pass, failR}, v1alpha1.ArenaRunPhaseSucceeded, v1alpha1.ArenaRunReasonSucceeded},
 		{"enumerated load test with a failed item fails", v1alpha1.ArenaJobSpec{Type: "loadtest"}, queue.Meta{Enqueued: true, Total: 2}, []queue.Result{pass, failR}, v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonTestsFailed},
-		{"duration load test fails only on thresholds", v1alpha1.ArenaJobSpec{Type: "loadtest", LoadTest: &v1alpha1.ArenaJobLoadTest{Duration: "1m"}}, queue.Meta{Enqueued: true}, []queue.Result{pass, failR}, v1alpha1.ArenaRunPhaseSucceeded, ReasonSucceeded},
+		{"duration load test fails only on thresholds", v1alpha1.ArenaJobSpec{Type: "loadtest", LoadTest: &v1alpha1.ArenaJobLoadTest{Duration: "1m"}}, queue.Meta{Enqueued: true}, []queue.Result{pass, failR}, v1alpha1.ArenaRunPhaseSucceeded, v1alpha1.ArenaRunReasonSucceeded},
 		{"budget stop", v1alpha1.ArenaJobSpec{BudgetLimit: "1"}, queue.Meta{Enqueued: true, Total: 5, Stopped: true, StopReason: queue.StopBudgetExceeded, Drained: 3}, []queue.Result{pass, pass}, v1alpha1.ArenaRunPhaseFailed, v1alpha1.ArenaRunReasonBudgetExceeded},
 	}
 	for _, c := range cases {

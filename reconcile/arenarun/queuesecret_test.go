@@ -99,7 +99,7 @@ func TestPreCreatedQueueSecretIsRefused(t *testing.T) {
 			run := newRun(t, ns, "q", v1alpha1.ArenaJobSpec{Providers: providers("gpt")})
 			waitFor(t, ns, "q", "waiting for its project", func(r *v1alpha1.ArenaRun) bool {
 				sv := condOf(r, v1alpha1.ArenaRunConditionSourceValid)
-				return sv != nil && sv.Reason == ReasonProjectNotFound
+				return sv != nil && sv.Reason == v1alpha1.ArenaRunReasonProjectNotFound
 			})
 			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: QueueSecretName("q")},
 				StringData: map[string]string{QueueSecretKey: url}}

@@ -18,7 +18,7 @@ var (
 	// (ProjectResolver's fetcher); the run waits (SourceValid reason
 	// SourceFetching) and is reconciled again when it is there. Neither a
 	// failure nor an error to retry at once.
-	ErrSourcePending = errors.New(ReasonSourceFetching)
+	ErrSourcePending = errors.New(v1alpha1.ArenaRunReasonSourceFetching)
 )
 
 // Resolved is what a run pins from its project: the commit (status.source)

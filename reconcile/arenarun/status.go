@@ -9,47 +9,6 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Reasons this controller adds where the spec names a condition or an
-// outcome but no reason string.
-const (
-	// ReasonRunning: Ready while the workers execute.
-	ReasonRunning = "Running"
-	// ReasonSucceeded: Ready of a run that completed successfully.
-	ReasonSucceeded = "Succeeded"
-	// ReasonCancelled: Ready and Progressing of a run stopped by spec.cancelled.
-	ReasonCancelled = "Cancelled"
-	// ReasonCompleted: Progressing once the workers finished.
-	ReasonCompleted = "Completed"
-	// ReasonWorkersRunning: Progressing while the worker Job runs.
-	ReasonWorkersRunning = "WorkersRunning"
-	// ReasonJobCreated: JobCreated once the worker Job exists.
-	ReasonJobCreated = "JobCreated"
-	// ReasonSourcePinned: SourceValid once status.source is pinned.
-	ReasonSourcePinned = "SourcePinned"
-	// ReasonProjectNotFound / ReasonProjectNotReady: SourceValid while the
-	// run waits for its ArenaProject (retried every 30 seconds).
-	ReasonProjectNotFound = "ArenaProjectNotFound"
-	ReasonProjectNotReady = "ArenaProjectNotReady"
-	// ReasonSourceResolverUnavailable: SourceValid while the operator has no
-	// resolver for ArenaProject refs (see SourceResolver).
-	ReasonSourceResolverUnavailable = "SourceResolverUnavailable"
-	// ReasonSourceFetching: SourceValid while the run's ref is being
-	// resolved by the operator's fetcher, outside the reconcile
-	// (ErrSourcePending).
-	ReasonSourceFetching = "SourceFetching"
-	// ReasonWaitingForSource: Ready of a Pending run waiting for its source.
-	ReasonWaitingForSource = "WaitingForSource"
-	// ReasonWaitingForJob: Ready of a Pending run whose Job is not created yet.
-	ReasonWaitingForJob = "WaitingForJob"
-	// ReasonWorkMatrixTooLarge: a run whose matrix is over the item cap.
-	ReasonWorkMatrixTooLarge = "WorkMatrixTooLarge"
-	// ReasonWorkersFailed: the worker Job failed before the queue was done.
-	ReasonWorkersFailed = "WorkersFailed"
-	// ReasonOutputNotSupported: S3 output is refused until it is
-	// implemented (rule arenarun/output-s3-unsupported).
-	ReasonOutputNotSupported = rules.ArenaRunReasonOutputNotSupported
-)
-
 // statusOf is True for ok, False otherwise.
 func statusOf(ok bool) metav1.ConditionStatus {
 	if ok {
@@ -130,9 +89,9 @@ func finish(st *v1alpha1.ArenaRunStatus, phase v1alpha1.ArenaRunPhase, reason, m
 		st.CompletionTime = &now
 	}
 	st.ActiveWorkers = 0
-	progReason := ReasonCompleted
+	progReason := v1alpha1.ArenaRunReasonCompleted
 	if phase == v1alpha1.ArenaRunPhaseCancelled {
-		progReason = ReasonCancelled
+		progReason = v1alpha1.ArenaRunReasonCancelled
 	}
 	if phase == v1alpha1.ArenaRunPhaseFailed && st.StartTime == nil {
 		progReason = reason

@@ -112,7 +112,7 @@ func readyOf(name string) (*metav1.Condition, *v1alpha1.ValidationPolicy, error)
 	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, p); err != nil {
 		return nil, nil, err
 	}
-	c := meta.FindStatusCondition(p.Status.Conditions, ConditionReady)
+	c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ValidationPolicyConditionReady)
 	if c == nil || p.Status.ObservedGeneration != p.Generation || c.ObservedGeneration != p.Generation {
 		return nil, nil, fmt.Errorf("status of %s not at generation %d yet: %+v", name, p.Generation, p.Status)
 	}
@@ -160,7 +160,7 @@ func TestControllers(t *testing.T) {
 		})
 		var c *metav1.Condition
 		eventually(t, "Ready", func() (err error) { c, _, err = readyOf("good"); return err })
-		if c.Status != metav1.ConditionTrue || c.Reason != ReasonCompiled {
+		if c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ValidationPolicyReasonCompiled {
 			t.Errorf("Ready %s/%s %q, want True/Compiled", c.Status, c.Reason, c.Message)
 		}
 	})
@@ -172,7 +172,7 @@ func TestControllers(t *testing.T) {
 		var c *metav1.Condition
 		var p *v1alpha1.ValidationPolicy
 		eventually(t, "Ready", func() (err error) { c, p, err = readyOf("broken"); return err })
-		if c.Status != metav1.ConditionFalse || c.Reason != ReasonCompileFailed {
+		if c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ValidationPolicyReasonCompileFailed {
 			t.Errorf("Ready %s/%s, want False/CompileFailed", c.Status, c.Reason)
 		}
 		if len(p.Status.RuleErrors) != 1 || p.Status.RuleErrors[0].Rule != "policy/broken/r1" || p.Status.RuleErrors[0].Field != "spec.rules[1].cel" {
@@ -187,7 +187,7 @@ func TestControllers(t *testing.T) {
 		if inForce("policy/broken/r0") {
 			t.Error("a rule of a policy that does not compile is in force")
 		}
-		eventually(t, "Warning event", func() error { return eventFor("broken", "Warning", ReasonCompileFailed) })
+		eventually(t, "Warning event", func() error { return eventFor("broken", "Warning", v1alpha1.ValidationPolicyReasonCompileFailed) })
 	})
 
 	t.Run("fixing it puts it in force, Ready True, a Normal event", func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestControllers(t *testing.T) {
 		if len(p.Status.RuleErrors) != 0 {
 			t.Errorf("ruleErrors %+v after the fix", p.Status.RuleErrors)
 		}
-		eventually(t, "Normal event", func() error { return eventFor("broken", "Normal", ReasonCompiled) })
+		eventually(t, "Normal event", func() error { return eventFor("broken", "Normal", v1alpha1.ValidationPolicyReasonCompiled) })
 	})
 
 	t.Run("a deleted policy is taken out of force", func(t *testing.T) {

@@ -11,13 +11,6 @@ import (
 	"github.com/altairalabs/omnia/policies"
 )
 
-// The Ready condition and its reasons.
-const (
-	ConditionReady      = "Ready"
-	ReasonCompiled      = "Compiled"
-	ReasonCompileFailed = "CompileFailed"
-)
-
 // MaxRuleErrors bounds status.ruleErrors, as the CRD does.
 const MaxRuleErrors = 128
 
@@ -41,20 +34,20 @@ func Status(old v1alpha1.ValidationPolicyStatus, generation int64, c *policies.C
 	if c != nil {
 		errs = c.Errors
 	}
-	ready := metav1.Condition{Type: ConditionReady, ObservedGeneration: generation}
+	ready := metav1.Condition{Type: v1alpha1.ValidationPolicyConditionReady, ObservedGeneration: generation}
 	if len(errs) == 0 {
 		n := 0
 		if c != nil {
 			n = len(c.Rules)
 		}
-		ready.Status, ready.Reason = metav1.ConditionTrue, ReasonCompiled
+		ready.Status, ready.Reason = metav1.ConditionTrue, v1alpha1.ValidationPolicyReasonCompiled
 		ready.Message = fmt.Sprintf("%d rules compiled and in force", n)
 		if n == 1 {
 			ready.Message = "1 rule compiled and in force"
 		}
 		st.RuleErrors = nil
 	} else {
-		ready.Status, ready.Reason = metav1.ConditionFalse, ReasonCompileFailed
+		ready.Status, ready.Reason = metav1.ConditionFalse, v1alpha1.ValidationPolicyReasonCompileFailed
 		ready.Message = summarise(errs)
 		if len(errs) > MaxRuleErrors {
 			errs = errs[:MaxRuleErrors]

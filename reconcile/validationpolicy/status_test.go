@@ -27,7 +27,7 @@ func TestStatus(t *testing.T) {
 	t1 := metav1.NewTime(t0.Add(time.Minute))
 	ready := func(status metav1.ConditionStatus, reason string, gen int64, at metav1.Time) v1alpha1.ValidationPolicyStatus {
 		return v1alpha1.ValidationPolicyStatus{ObservedGeneration: gen, Conditions: []metav1.Condition{{
-			Type: ConditionReady, Status: status, Reason: reason, ObservedGeneration: gen, LastTransitionTime: at, Message: "old"}}}
+			Type: v1alpha1.ValidationPolicyConditionReady, Status: status, Reason: reason, ObservedGeneration: gen, LastTransitionTime: at, Message: "old"}}}
 	}
 	compiled := &policies.Compiled{Name: "p", Generation: 2, Rules: []rules.Rule{{ID: "policy/p/a"}, {ID: "policy/p/b"}}}
 	for _, tc := range []struct {
@@ -42,20 +42,20 @@ func TestStatus(t *testing.T) {
 		wantUnchanged bool // lastTransitionTime kept
 	}{
 		{name: "compiled: Ready True", compiled: compiled,
-			wantStatus: metav1.ConditionTrue, wantReason: ReasonCompiled, wantMessage: []string{"2 rules compiled and in force"}},
+			wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.ValidationPolicyReasonCompiled, wantMessage: []string{"2 rules compiled and in force"}},
 		{name: "compile errors: Ready False, each error in ruleErrors and in the message", compiled: &policies.Compiled{Name: "p", Errors: ruleErrors(2)},
-			wantStatus: metav1.ConditionFalse, wantReason: ReasonCompileFailed, wantErrors: 2,
+			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.ValidationPolicyReasonCompileFailed, wantErrors: 2,
 			wantMessage: []string{"2 compile errors", "[policy/p/r0] spec.rules[0].cel: undefined field 'nope'", "[policy/p/r1] spec.rules[1].cel"}},
 		{name: "many errors: ruleErrors bounded at 128, the message summarises five", compiled: &policies.Compiled{Name: "p", Errors: ruleErrors(200)},
-			wantStatus: metav1.ConditionFalse, wantReason: ReasonCompileFailed, wantErrors: MaxRuleErrors,
+			wantStatus: metav1.ConditionFalse, wantReason: v1alpha1.ValidationPolicyReasonCompileFailed, wantErrors: MaxRuleErrors,
 			wantMessage: []string{"200 compile errors", "[policy/p/r4]", "and 195 more (status.ruleErrors)"}, wantNotInMsg: "[policy/p/r5]"},
 		{name: "fixed: errors cleared, Ready turns True at now", old: func() v1alpha1.ValidationPolicyStatus {
-			st := ready(metav1.ConditionFalse, ReasonCompileFailed, 1, t0)
+			st := ready(metav1.ConditionFalse, v1alpha1.ValidationPolicyReasonCompileFailed, 1, t0)
 			st.RuleErrors = ruleErrors(1)
 			return st
-		}(), compiled: compiled, wantStatus: metav1.ConditionTrue, wantReason: ReasonCompiled},
-		{name: "still compiled at a new generation: the transition time is kept", old: ready(metav1.ConditionTrue, ReasonCompiled, 1, t0),
-			compiled: compiled, wantStatus: metav1.ConditionTrue, wantReason: ReasonCompiled, wantUnchanged: true},
+		}(), compiled: compiled, wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.ValidationPolicyReasonCompiled},
+		{name: "still compiled at a new generation: the transition time is kept", old: ready(metav1.ConditionTrue, v1alpha1.ValidationPolicyReasonCompiled, 1, t0),
+			compiled: compiled, wantStatus: metav1.ConditionTrue, wantReason: v1alpha1.ValidationPolicyReasonCompiled, wantUnchanged: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			oldCopy := tc.old.DeepCopy()
@@ -63,7 +63,7 @@ func TestStatus(t *testing.T) {
 			if st.ObservedGeneration != 2 {
 				t.Errorf("observedGeneration %d, want 2", st.ObservedGeneration)
 			}
-			c := meta.FindStatusCondition(st.Conditions, ConditionReady)
+			c := meta.FindStatusCondition(st.Conditions, v1alpha1.ValidationPolicyConditionReady)
 			if c == nil {
 				t.Fatal("no Ready condition")
 			}

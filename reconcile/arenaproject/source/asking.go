@@ -17,10 +17,6 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// ReasonFetching is the ArenaProject's Ready reason (and what ReasonOf
-// says) while its repository is being read outside the reconcile.
-const ReasonFetching = v1alpha1.ArenaProjectReasonFetching
-
 // errFetching is wrapped by the error of a question whose answer is being
 // fetched.
 var errFetching = errors.New("queued or running in the operator's fetcher")
@@ -35,7 +31,7 @@ func fetching(queueErr error, format string, args ...any) error {
 	if queueErr != nil {
 		msg += ": waiting for room in the operator's fetch queue"
 	}
-	return &Error{Reason: ReasonFetching, Message: msg, Err: errFetching}
+	return &Error{Reason: v1alpha1.ArenaProjectReasonFetching, Message: msg, Err: errFetching}
 }
 
 // hostOf is what the Fetcher's per-host limit counts for raw: its
@@ -204,7 +200,7 @@ func (o *Opener) snapshot(ctx context.Context, p *v1alpha1.ArenaProject, creds *
 	}
 	if opts.Check != nil {
 		if err := opts.Check(data); err != nil {
-			return Snapshot{}, newError(ReasonSnapshotUnexportable, nil, "arena file %s at commit %s: %v", arenaFile, shortCommit(pin.Commit), err)
+			return Snapshot{}, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "arena file %s at commit %s: %v", arenaFile, shortCommit(pin.Commit), err)
 		}
 	}
 	if root := o.Config.ContentRoot; root != "" {

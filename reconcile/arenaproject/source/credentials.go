@@ -38,12 +38,6 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Reasons of a refused secretRef.
-const (
-	ReasonCredentialsHostNotAllowed   = v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed
-	ReasonCredentialsSecretNotOptedIn = v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn
-)
-
 // Credentials are HTTP basic-auth credentials for an external repository.
 type Credentials struct {
 	Username string
@@ -71,16 +65,16 @@ func credentialTarget(raw string, cfg Config) error {
 	case "":
 		return nil
 	case rules.CredentialTargetNotAbsolute:
-		return newError(ReasonInsecureURL, nil, "%q is not an absolute URL", raw)
+		return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%q is not an absolute URL", raw)
 	case rules.CredentialTargetNotHTTPS:
 		if v.URL.Scheme == "ssh" {
-			return newError(ReasonInsecureURL, nil, "%s: ssh URLs are not fetched: the operator reads repositories over https only (it has no ssh transport)", v.URL.Redacted())
+			return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%s: ssh URLs are not fetched: the operator reads repositories over https only (it has no ssh transport)", v.URL.Redacted())
 		}
-		return newError(ReasonCredentialsHostNotAllowed, nil, "%s: spec.git.secretRef's credentials are sent only over https, and this URL is %s", v.URL.Redacted(), v.URL.Scheme)
+		return newError(v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed, nil, "%s: spec.git.secretRef's credentials are sent only over https, and this URL is %s", v.URL.Redacted(), v.URL.Scheme)
 	case rules.CredentialTargetUserInfo:
-		return newError(ReasonCredentialsHostNotAllowed, nil, "%s: the URL carries user info; spec.git.secretRef's credentials are the only ones sent", v.URL.Redacted())
+		return newError(v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed, nil, "%s: the URL carries user info; spec.git.secretRef's credentials are the only ones sent", v.URL.Redacted())
 	}
-	return newError(ReasonCredentialsHostNotAllowed, nil,
+	return newError(v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed, nil,
 		"spec.git.secretRef's credentials are sent only to a host the operator allows with --arena-git-hosts, and %s is not one; nothing was fetched", v.Target)
 }
 
@@ -102,27 +96,27 @@ func (o *Opener) credentials(ctx context.Context, p *v1alpha1.ArenaProject) (*Cr
 		return nil, err
 	}
 	if o.Secrets == nil {
-		return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s: the operator cannot read Secrets", ref.Name)
+		return nil, newError(v1alpha1.ArenaProjectReasonCredentialsNotFound, nil, "Secret %s: the operator cannot read Secrets", ref.Name)
 	}
 	s := &corev1.Secret{}
 	if err := o.Secrets.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: ref.Name}, s); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s not found in namespace %s", ref.Name, p.Namespace)
+			return nil, newError(v1alpha1.ArenaProjectReasonCredentialsNotFound, nil, "Secret %s not found in namespace %s", ref.Name, p.Namespace)
 		}
-		return nil, newError(ReasonFetchFailed, err, "reading Secret %s", ref.Name)
+		return nil, newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading Secret %s", ref.Name)
 	}
 	if !optedIn(s) {
-		return nil, newError(ReasonCredentialsSecretNotOptedIn, nil,
+		return nil, newError(v1alpha1.ArenaProjectReasonCredentialsSecretNotOptedIn, nil,
 			"Secret %s is not git credentials: a Secret used by spec.git.secretRef must be of type %s and labelled %s=%s; its data was not used and nothing was fetched",
 			ref.Name, corev1.SecretTypeBasicAuth, v1alpha1.ArenaProjectGitCredentialsLabel, v1alpha1.ArenaProjectGitCredentialsValue)
 	}
 	if s.Type != corev1.SecretTypeBasicAuth {
-		return nil, newError(ReasonCredentialsNotFound, nil,
+		return nil, newError(v1alpha1.ArenaProjectReasonCredentialsNotFound, nil,
 			"Secret %s is %s (an ssh key), which is never sent over https: an https repository needs a %s Secret", ref.Name, s.Type, corev1.SecretTypeBasicAuth)
 	}
 	pw, ok := s.Data[CredentialsPasswordKey]
 	if !ok || len(pw) == 0 {
-		return nil, newError(ReasonCredentialsNotFound, nil, "Secret %s has no key %s", ref.Name, CredentialsPasswordKey)
+		return nil, newError(v1alpha1.ArenaProjectReasonCredentialsNotFound, nil, "Secret %s has no key %s", ref.Name, CredentialsPasswordKey)
 	}
 	return &Credentials{Username: strings.TrimSpace(string(s.Data[CredentialsUsernameKey])), Password: strings.TrimSpace(string(pw))}, nil
 }

@@ -22,16 +22,16 @@ func TestCredentialTarget(t *testing.T) {
 		{"https://git.example.com:443/acme/evals.git", ""},
 		{"https://127.0.0.1:8443/repo.git", ""},
 		{"https://[::1]:9443/repo.git", ""},
-		{"https://git.example.com:8443/acme/evals.git", ReasonCredentialsHostNotAllowed},
-		{"https://attacker.example/acme/evals.git", ReasonCredentialsHostNotAllowed},
-		{"https://git.example.com.attacker.example/x.git", ReasonCredentialsHostNotAllowed},
-		{"https://127.0.0.1:9443/repo.git", ReasonCredentialsHostNotAllowed},
-		{"http://git.example.com/acme/evals.git", ReasonCredentialsHostNotAllowed},
-		{"http://git.example.com:443/acme/evals.git", ReasonCredentialsHostNotAllowed},
-		{"http://127.0.0.1:8443/repo.git", ReasonCredentialsHostNotAllowed},
-		{"ssh://git.example.com/acme/evals.git", ReasonInsecureURL},
-		{"git@git.example.com:acme/evals.git", ReasonInsecureURL},
-		{"/acme/evals.git", ReasonInsecureURL},
+		{"https://git.example.com:8443/acme/evals.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"https://attacker.example/acme/evals.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"https://git.example.com.attacker.example/x.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"https://127.0.0.1:9443/repo.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"http://git.example.com/acme/evals.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"http://git.example.com:443/acme/evals.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"http://127.0.0.1:8443/repo.git", v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed},
+		{"ssh://git.example.com/acme/evals.git", v1alpha1.ArenaProjectReasonInsecureURL},
+		{"git@git.example.com:acme/evals.git", v1alpha1.ArenaProjectReasonInsecureURL},
+		{"/acme/evals.git", v1alpha1.ArenaProjectReasonInsecureURL},
 	}
 	for _, tc := range cases {
 		err := credentialTarget(tc.url, cfg)
@@ -39,8 +39,8 @@ func TestCredentialTarget(t *testing.T) {
 			t.Errorf("credentialTarget(%q) = %v, want reason %q", tc.url, err, tc.reason)
 		}
 	}
-	if err := credentialTarget("https://git.example.com/x.git", Config{}); ReasonOf(err) != ReasonCredentialsHostNotAllowed {
-		t.Errorf("with no --arena-git-hosts: %v, want %s", err, ReasonCredentialsHostNotAllowed)
+	if err := credentialTarget("https://git.example.com/x.git", Config{}); ReasonOf(err) != v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed {
+		t.Errorf("with no --arena-git-hosts: %v, want %s", err, v1alpha1.ArenaProjectReasonCredentialsHostNotAllowed)
 	}
 }
 

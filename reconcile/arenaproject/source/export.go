@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
 // SnapshotsRel is where a hosted or external project's snapshots are,
@@ -62,7 +64,7 @@ func (r *Repository) Export(commit, arenaFile string, dest *os.Root, name string
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return newError(ReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
 	}
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])

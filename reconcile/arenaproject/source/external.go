@@ -165,18 +165,18 @@ func installTransport() {
 func checkURL(raw string, allowHTTP bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return newError(ReasonInsecureURL, nil, "%q is not an absolute URL", raw)
+		return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%q is not an absolute URL", raw)
 	}
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allowHTTP:
 	case u.Scheme == "http":
-		return newError(ReasonInsecureURL, nil, "%s: only https URLs are fetched (this operator does not allow http)", u.Redacted())
+		return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%s: only https URLs are fetched (this operator does not allow http)", u.Redacted())
 	default:
-		return newError(ReasonInsecureURL, nil, "%s: scheme %q is not accepted, only https", u.Redacted(), u.Scheme)
+		return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%s: scheme %q is not accepted, only https", u.Redacted(), u.Scheme)
 	}
 	if u.User != nil {
-		return newError(ReasonInsecureURL, nil, "%s: credentials in the URL are not accepted; use spec.git.secretRef", u.Redacted())
+		return newError(v1alpha1.ArenaProjectReasonInsecureURL, nil, "%s: credentials in the URL are not accepted; use spec.git.secretRef", u.Redacted())
 	}
 	return nil
 }
@@ -195,19 +195,19 @@ func classify(ctx context.Context, err error, raw string) error {
 	}
 	switch {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return newError(ReasonRepositoryNotFound, nil, "no repository at %s", raw)
+		return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "no repository at %s", raw)
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		return newError(ReasonEmptyRepository, nil, "the repository at %s has no commit", raw)
+		return newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "the repository at %s has no commit", raw)
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
-		return newError(ReasonFetchFailed, err, "reading %s: the server refused the credentials", raw)
+		return newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s: the server refused the credentials", raw)
 	case errors.Is(err, ErrFetchTooLarge):
 		var pb *packBoundError
 		if errors.As(err, &pb) {
-			return newError(ReasonFetchFailed, pb, "reading %s", raw)
+			return newError(v1alpha1.ArenaProjectReasonFetchFailed, pb, "reading %s", raw)
 		}
-		return newError(ReasonFetchFailed, ErrFetchTooLarge, "reading %s", raw)
+		return newError(v1alpha1.ArenaProjectReasonFetchFailed, ErrFetchTooLarge, "reading %s", raw)
 	}
-	return newError(ReasonFetchFailed, err, "reading %s", raw)
+	return newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s", raw)
 }
 
 // listRemote reads the repository's refs (no objects): the cheap call.
@@ -241,15 +241,15 @@ func headOf(refs []*plumbing.Reference, raw string) (branch, commit string, err 
 		}
 	}
 	if head == nil {
-		return "", "", newError(ReasonEmptyRepository, nil, "the repository at %s advertises no HEAD", raw)
+		return "", "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "the repository at %s advertises no HEAD", raw)
 	}
 	if head.Type() == plumbing.SymbolicReference {
 		if !head.Target().IsBranch() {
-			return "", "", newError(ReasonEmptyRepository, nil, "HEAD of %s names %s, not a branch", raw, head.Target())
+			return "", "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "HEAD of %s names %s, not a branch", raw, head.Target())
 		}
 		h, ok := byName[head.Target()]
 		if !ok {
-			return "", "", newError(ReasonEmptyRepository, nil, "the default branch %s of %s has no commit", head.Target().Short(), raw)
+			return "", "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "the default branch %s of %s has no commit", head.Target().Short(), raw)
 		}
 		return head.Target().Short(), h.String(), nil
 	}
@@ -277,7 +277,7 @@ func headOf(refs []*plumbing.Reference, raw string) (branch, commit string, err 
 		return names[i] < names[j]
 	})
 	if len(names) == 0 {
-		return "", "", newError(ReasonEmptyRepository, nil, "HEAD of %s is on no branch", raw)
+		return "", "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "HEAD of %s is on no branch", raw)
 	}
 	return names[0], head.Hash().String(), nil
 }
@@ -306,7 +306,7 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 	}
 	dir, err := os.MkdirTemp(cfg.FetchDir, "omnia-git-fetch-")
 	if err != nil {
-		return nil, newError(ReasonFetchFailed, err, "reading %s: no room to fetch into", raw)
+		return nil, newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s: no room to fetch into", raw)
 	}
 	st := newFetchStorage(ctx, dir, cfg)
 	release := func() error { return errors.Join(st.Close(), os.RemoveAll(dir)) }
@@ -316,10 +316,10 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 	}
 	repo, err := git.Init(st, nil)
 	if err != nil {
-		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
+		return fail(newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s", raw))
 	}
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: git.DefaultRemoteName, URLs: []string{raw}}); err != nil {
-		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
+		return fail(newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s", raw))
 	}
 	err = repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
@@ -331,7 +331,7 @@ func Fetch(ctx context.Context, raw string, creds *Credentials, cfg Config) (*Re
 		return fail(classify(ctx, err, raw))
 	}
 	if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(branch))); err != nil {
-		return fail(newError(ReasonFetchFailed, err, "reading %s", raw))
+		return fail(newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading %s", raw))
 	}
 	return &Repository{repo: repo, name: raw, defaultBranch: branch, limits: cfg.Limits, close: release}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source/gittest"
 )
@@ -112,7 +113,7 @@ func TestFetchRefusesWhatInflatesPastItsBounds(t *testing.T) {
 			if err == nil {
 				_ = r.Close()
 			}
-			if source.ReasonOf(err) != source.ReasonFetchFailed || !strings.Contains(err.Error(), "larger than") || !strings.Contains(err.Error(), tc.says) {
+			if source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetchFailed || !strings.Contains(err.Error(), "larger than") || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("Fetch = %v, want FetchFailed saying the repository is larger than the bounds (%q)", err, tc.says)
 			}
 			if n > heapBound {

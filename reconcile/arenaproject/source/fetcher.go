@@ -49,6 +49,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/prober"
 )
 
@@ -350,7 +351,7 @@ func (f *Fetcher) runJob(job *fetchJob) (answers []keyedAnswer) {
 	defer cancel()
 	defer func() {
 		if recover() != nil {
-			answers = []keyedAnswer{{key: job.key, err: newError(ReasonFetchFailed, nil, "reading the repository failed unexpectedly")}}
+			answers = []keyedAnswer{{key: job.key, err: newError(v1alpha1.ArenaProjectReasonFetchFailed, nil, "reading the repository failed unexpectedly")}}
 		}
 	}()
 	return job.run(ctx)

@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
 // blockingJobs are jobs that say when they start and end when released.
@@ -236,7 +238,7 @@ func TestFetcherSurvivesAPanickingJob(t *testing.T) {
 	}
 	<-done
 	r, ok := f.lookup("boom", false)
-	if !ok || ReasonOf(r.err) != ReasonFetchFailed {
+	if !ok || ReasonOf(r.err) != v1alpha1.ArenaProjectReasonFetchFailed {
 		t.Fatalf("answer %+v, %v; want FetchFailed", r, ok)
 	}
 	b := newBlocking()

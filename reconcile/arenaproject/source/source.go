@@ -83,18 +83,11 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// Reasons an Error carries. RefNotFound and SnapshotUnexportable are the
-// ArenaRun's (arenajob.md#phase); the others are the ArenaProject's Ready
-// reasons.
+// An Error carries a reason of api/v1alpha1: one of the ArenaProject's
+// Ready reasons (v1alpha1.ArenaProjectReason*), or
+// v1alpha1.ArenaRunReasonRefNotFound or ArenaRunReasonSnapshotUnexportable,
+// the ArenaRun's (arenajob.md#phase).
 const (
-	ReasonRefNotFound           = v1alpha1.ArenaRunReasonRefNotFound
-	ReasonSnapshotUnexportable  = v1alpha1.ArenaRunReasonSnapshotUnexportable
-	ReasonRepositoryNotFound    = v1alpha1.ArenaProjectReasonRepositoryNotFound
-	ReasonEmptyRepository       = v1alpha1.ArenaProjectReasonEmptyRepository
-	ReasonFetchFailed           = v1alpha1.ArenaProjectReasonFetchFailed
-	ReasonInsecureURL           = v1alpha1.ArenaProjectReasonInsecureURL
-	ReasonCredentialsNotFound   = v1alpha1.ArenaProjectReasonCredentialsNotFound
-	ReasonContentRootNotSet     = v1alpha1.ArenaProjectReasonContentRootNotSet
 	reasonFileTooLarge          = "FileTooLarge"
 	reasonFileNotFound          = "FileNotFound"
 	defaultUsername             = "git"
@@ -173,15 +166,17 @@ func ReasonOf(err error) string {
 	if errors.As(err, &e) {
 		return e.Reason
 	}
-	return ReasonFetchFailed
+	return v1alpha1.ArenaProjectReasonFetchFailed
 }
 
 // IsRefNotFound and IsSnapshotUnexportable tell the two run-failing
 // reasons apart from a project that cannot be read at all.
-func IsRefNotFound(err error) bool { return ReasonOf(err) == ReasonRefNotFound }
+func IsRefNotFound(err error) bool { return ReasonOf(err) == v1alpha1.ArenaRunReasonRefNotFound }
 
 // IsSnapshotUnexportable: see IsRefNotFound.
-func IsSnapshotUnexportable(err error) bool { return ReasonOf(err) == ReasonSnapshotUnexportable }
+func IsSnapshotUnexportable(err error) bool {
+	return ReasonOf(err) == v1alpha1.ArenaRunReasonSnapshotUnexportable
+}
 
 // Limits bound what Resolve's snapshot check accepts. Zero values take the
 // defaults.
@@ -248,13 +243,13 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	notFound := func(err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
 		case errors.Is(err, ErrLinkInPath):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: a directory on the way to %s is a symbolic link, which is not followed", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: a directory on the way to %s is a symbolic link, which is not followed", where)
 		case errors.Is(err, errNotDirectory):
-			return newError(ReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", where)
+			return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: %s is not a directory (a symbolic link is not followed)", where)
 		}
-		return newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
 	dir, err := OpenContentDir(root, rel, false)
 	if err != nil {
@@ -264,7 +259,7 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if fi, err := dir.Lstat(git.GitDirName); err == nil {
 		if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
 			_ = dir.Close()
-			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: %s/.git is not a directory (a .git file or link is not followed)", where)
 		}
 		gitDir, err = OpenDirNoLinks(dir, git.GitDirName, false)
 		_ = dir.Close()
@@ -276,9 +271,9 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if err := judgePacks(fsys); err != nil {
 		_ = gitDir.Close()
 		if errors.Is(err, ErrFetchTooLarge) {
-			return nil, nil, newError(ReasonFetchFailed, err, "hosted project %s: reading its repository", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "hosted project %s: reading its repository", where)
 		}
-		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project %s: reading its repository", where)
+		return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project %s: reading its repository", where)
 	}
 	st := filesystem.NewStorageWithOptions(fsys, cache.NewObjectLRU(readCacheBytes),
 		filesystem.Options{LargeObjectThreshold: largeObjectThreshold})
@@ -290,9 +285,9 @@ func openBounded(root, rel string, bounds readBounds) (*git.Repository, func() e
 	if err != nil {
 		_ = closeAll()
 		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, nil, newError(ReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
+			return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project: no git repository at %s of the workspace content volume", where)
 		}
-		return nil, nil, newError(ReasonRepositoryNotFound, err, "hosted project: opening its repository")
+		return nil, nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, err, "hosted project: opening its repository")
 	}
 	return repo, closeAll, nil
 }
@@ -342,11 +337,11 @@ func openHosted(cfg Config, namespace, project string) (*Repository, error) {
 	cfg = cfg.withDefaults()
 	root, limits := cfg.ContentRoot, cfg.Limits
 	if root == "" {
-		return nil, newError(ReasonContentRootNotSet, nil,
+		return nil, newError(v1alpha1.ArenaProjectReasonContentRootNotSet, nil,
 			"hosted project: the operator has no workspace content volume (--workspace-content-path is not set)")
 	}
 	if !dnsLabelish.MatchString(namespace) || !dnsLabelish.MatchString(project) {
-		return nil, newError(ReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
+		return nil, newError(v1alpha1.ArenaProjectReasonRepositoryNotFound, nil, "hosted project %s/%s: not a valid name", namespace, project)
 	}
 	repo, closeRepo, err := openBounded(root, hostedRel(namespace, project), cfg.readBounds())
 	if err != nil {
@@ -364,14 +359,14 @@ func openHosted(cfg Config, namespace, project string) (*Repository, error) {
 func (r *Repository) Head() (string, error) {
 	ref, err := r.repo.Storer.Reference(plumbing.NewBranchReferenceName(r.defaultBranch))
 	if err != nil {
-		return "", newError(ReasonEmptyRepository, nil, "the default branch %s has no commit", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, nil, "the default branch %s has no commit", r.defaultBranch)
 	}
 	c, err := r.peel(ref.Hash())
 	if errors.Is(err, ErrFetchTooLarge) {
-		return "", newError(ReasonFetchFailed, err, "reading the default branch %s", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "reading the default branch %s", r.defaultBranch)
 	}
 	if err != nil {
-		return "", newError(ReasonEmptyRepository, err, "the default branch %s does not point at a commit", r.defaultBranch)
+		return "", newError(v1alpha1.ArenaProjectReasonEmptyRepository, err, "the default branch %s does not point at a commit", r.defaultBranch)
 	}
 	return c.Hash.String(), nil
 }
@@ -387,10 +382,10 @@ func (r *Repository) Resolve(ref string) (string, error) {
 	if len(ref) == sha1Hex && fullSHA.MatchString(strings.ToLower(ref)) {
 		c, err := r.repo.CommitObject(plumbing.NewHash(strings.ToLower(ref)))
 		if errors.Is(err, ErrFetchTooLarge) {
-			return "", newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", ref)
+			return "", newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s cannot be read", ref)
 		}
 		if err != nil {
-			return "", newError(ReasonRefNotFound, nil, "commit %s is not in the repository", ref)
+			return "", newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "commit %s is not in the repository", ref)
 		}
 		return c.Hash.String(), nil
 	}
@@ -410,14 +405,14 @@ func (r *Repository) Resolve(ref string) (string, error) {
 		}
 		c, err := r.peel(rr.Hash())
 		if errors.Is(err, ErrFetchTooLarge) {
-			return "", newError(ReasonSnapshotUnexportable, err, "ref %s cannot be read", ref)
+			return "", newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "ref %s cannot be read", ref)
 		}
 		if err != nil {
-			return "", newError(ReasonRefNotFound, err, "ref %s does not name a commit", ref)
+			return "", newError(v1alpha1.ArenaRunReasonRefNotFound, err, "ref %s does not name a commit", ref)
 		}
 		return c.Hash.String(), nil
 	}
-	return "", newError(ReasonRefNotFound, nil, "ref %q names no branch, tag or commit of the repository", ref)
+	return "", newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "ref %q names no branch, tag or commit of the repository", ref)
 }
 
 // peel is the commit h names, through annotated tags. An object over the
@@ -469,14 +464,14 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 	}
 	af, err := cleanPath(arenaFile)
 	if err != nil {
-		return newError(ReasonSnapshotUnexportable, nil, "arena file: %v", err)
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "arena file: %v", err)
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return newError(ReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading its tree", commit)
 	}
 	unexportable := func(format string, args ...any) error {
-		return newError(ReasonSnapshotUnexportable, nil, "commit %s cannot be exported: %s", commit[:12], fmt.Sprintf(format, args...))
+		return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "commit %s cannot be exported: %s", commit[:12], fmt.Sprintf(format, args...))
 	}
 	foundArena := false
 	files := 0
@@ -489,7 +484,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 			break
 		}
 		if err != nil {
-			return newError(ReasonSnapshotUnexportable, err, "commit %s: walking its tree", commit[:12])
+			return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: walking its tree", commit[:12])
 		}
 		switch e.Mode {
 		case filemode.Dir:
@@ -499,7 +494,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 		case filemode.Symlink:
 			target, err := r.blobPrefix(e.Hash, 4096)
 			if err != nil {
-				return newError(ReasonSnapshotUnexportable, err, "commit %s: reading link %s", commit[:12], name)
+				return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading link %s", commit[:12], name)
 			}
 			t := string(target)
 			if strings.HasPrefix(t, "/") || !withinTree(path.Join(path.Dir(name), t)) {
@@ -511,7 +506,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
 			blob, err := r.repo.BlobObject(e.Hash)
 			if err != nil {
-				return newError(ReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
+				return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
 			}
 			files++
 			bytes += blob.Size
@@ -524,7 +519,7 @@ func (r *Repository) CheckExportable(commit, arenaFile string) error {
 			if blob.Size <= maxLFSPointerSize {
 				head, err := r.blobPrefix(e.Hash, len(lfsPointerPrefix))
 				if err != nil {
-					return newError(ReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
+					return newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s: reading %s", commit[:12], name)
 				}
 				if string(head) == lfsPointerPrefix {
 					return unexportable("%s is a Git LFS pointer; LFS content is not fetched", name)
@@ -551,14 +546,14 @@ func withinTree(p string) bool {
 
 func (r *Repository) commit(commit string) (*object.Commit, error) {
 	if !fullSHA.MatchString(commit) {
-		return nil, newError(ReasonRefNotFound, nil, "%q is not a full commit SHA", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "%q is not a full commit SHA", commit)
 	}
 	c, err := r.repo.CommitObject(plumbing.NewHash(commit))
 	if errors.Is(err, ErrFetchTooLarge) {
-		return nil, newError(ReasonSnapshotUnexportable, err, "commit %s cannot be read", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "commit %s cannot be read", commit)
 	}
 	if err != nil {
-		return nil, newError(ReasonRefNotFound, nil, "commit %s is not in the repository", commit)
+		return nil, newError(v1alpha1.ArenaRunReasonRefNotFound, nil, "commit %s is not in the repository", commit)
 	}
 	return c, nil
 }
@@ -592,29 +587,29 @@ func (r *Repository) ReadFile(commit, p string, maxBytes int64) ([]byte, error) 
 	}
 	cp, err := cleanPath(p)
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, nil, "%v", err)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, nil, "%v", err)
 	}
 	f, err := c.File(cp)
 	if err != nil {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a file at commit %s", cp, commit[:12]), Err: errFileNotFound}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a file at commit %s", cp, commit[:12]), Err: errFileNotFound}
 	}
 	if !f.Mode.IsFile() || f.Mode == filemode.Symlink {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a regular file at commit %s", cp, commit[:12]), Err: errFileNotFound}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is not a regular file at commit %s", cp, commit[:12]), Err: errFileNotFound}
 	}
 	if f.Size > maxBytes {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is %d bytes, over the %d-byte bound", cp, f.Size, maxBytes), Err: ErrFileTooLarge}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is %d bytes, over the %d-byte bound", cp, f.Size, maxBytes), Err: ErrFileTooLarge}
 	}
 	rd, err := f.Reader()
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, err, "reading %s", cp)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "reading %s", cp)
 	}
 	defer func() { _ = rd.Close() }()
 	data, err := readAtMost(rd, maxBytes+1)
 	if err != nil {
-		return nil, newError(ReasonSnapshotUnexportable, err, "reading %s", cp)
+		return nil, newError(v1alpha1.ArenaRunReasonSnapshotUnexportable, err, "reading %s", cp)
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, &Error{Reason: ReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is over the %d-byte bound", cp, maxBytes), Err: ErrFileTooLarge}
+		return nil, &Error{Reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, Message: fmt.Sprintf("%s is over the %d-byte bound", cp, maxBytes), Err: ErrFileTooLarge}
 	}
 	return data, nil
 }
@@ -667,7 +662,7 @@ type Opened struct {
 // ctxErr turns a context expiry into a FetchFailed that says so.
 func ctxErr(ctx context.Context, err error, what string) error {
 	if ctx.Err() != nil {
-		return newError(ReasonFetchFailed, err, "%s: gave up after the time bound", what)
+		return newError(v1alpha1.ArenaProjectReasonFetchFailed, err, "%s: gave up after the time bound", what)
 	}
 	return nil
 }

@@ -118,12 +118,12 @@ func refCases() []refCase {
 		{name: "full ref picks the branch", ref: "refs/heads/both", want: func(f fixture) plumbing.Hash { return f.inner }},
 		{name: "full SHA of an older commit", ref: "SHA1", want: c1},
 		{name: "full SHA in upper case", ref: "SHA1UPPER", want: c1},
-		{name: "unknown branch", ref: "nope", reason: source.ReasonRefNotFound},
-		{name: "unknown full ref", ref: "refs/heads/nope", reason: source.ReasonRefNotFound},
-		{name: "abbreviated SHA", ref: "SHORT1", reason: source.ReasonRefNotFound},
-		{name: "SHA of no commit", ref: "0123456789abcdef0123456789abcdef01234567", reason: source.ReasonRefNotFound},
-		{name: "invalid ref name", ref: "a..b", reason: source.ReasonRefNotFound},
-		{name: "remote ref form not advertised", ref: "refs/remotes/origin/main", reason: source.ReasonRefNotFound},
+		{name: "unknown branch", ref: "nope", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "unknown full ref", ref: "refs/heads/nope", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "abbreviated SHA", ref: "SHORT1", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "SHA of no commit", ref: "0123456789abcdef0123456789abcdef01234567", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "invalid ref name", ref: "a..b", reason: v1alpha1.ArenaRunReasonRefNotFound},
+		{name: "remote ref form not advertised", ref: "refs/remotes/origin/main", reason: v1alpha1.ArenaRunReasonRefNotFound},
 	}
 }
 
@@ -188,11 +188,11 @@ func TestOpenHostedErrors(t *testing.T) {
 		name, root, ns, project, reason string
 		head                            bool // open succeeds, Head fails
 	}{
-		{name: "no content root", root: "", ns: "ns", project: "proj", reason: source.ReasonContentRootNotSet},
-		{name: "no repository", root: root, ns: "ns", project: "other", reason: source.ReasonRepositoryNotFound},
-		{name: "no repository in that namespace", root: root, ns: "ns2", project: "proj", reason: source.ReasonRepositoryNotFound},
-		{name: "traversal in a name", root: root, ns: "..", project: "proj", reason: source.ReasonRepositoryNotFound},
-		{name: "bare repository with no commit", root: empty, ns: "ns", project: "fresh", reason: source.ReasonEmptyRepository, head: true},
+		{name: "no content root", root: "", ns: "ns", project: "proj", reason: v1alpha1.ArenaProjectReasonContentRootNotSet},
+		{name: "no repository", root: root, ns: "ns", project: "other", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "no repository in that namespace", root: root, ns: "ns2", project: "proj", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "traversal in a name", root: root, ns: "..", project: "proj", reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
+		{name: "bare repository with no commit", root: empty, ns: "ns", project: "fresh", reason: v1alpha1.ArenaProjectReasonEmptyRepository, head: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -255,15 +255,15 @@ func TestCheckExportable(t *testing.T) {
 		{name: "default arena file present, in-tree links", repo: r, commit: f.c1},
 		{name: "explicit arena file", repo: r, commit: f.c2, arenaFile: "config.arena.yaml"},
 		{name: "nested arena file", repo: r, commit: f.c3, arenaFile: "evals/other.arena.yaml"},
-		{name: "arena file missing at that commit", repo: r, commit: f.c3, reason: source.ReasonSnapshotUnexportable, says: "not in it"},
-		{name: "arena file a directory", repo: r, commit: f.c1, arenaFile: "scenarios", reason: source.ReasonSnapshotUnexportable, says: "not in it"},
-		{name: "arena file a symlink", repo: r, commit: f.c1, arenaFile: "scenarios/link-ok.yaml", reason: source.ReasonSnapshotUnexportable, says: "symbolic link"},
-		{name: "arena file leaving the tree", repo: r, commit: f.c1, arenaFile: "../config.arena.yaml", reason: source.ReasonSnapshotUnexportable},
-		{name: "submodule", repo: r, commit: f.sub, reason: source.ReasonSnapshotUnexportable, says: "submodule"},
-		{name: "LFS pointer", repo: r, commit: f.lfs, reason: source.ReasonSnapshotUnexportable, says: "LFS"},
-		{name: "symlink out of the tree", repo: r, commit: f.link, reason: source.ReasonSnapshotUnexportable, says: "outside"},
-		{name: "over the file bound", repo: small, commit: f.c1, reason: source.ReasonSnapshotUnexportable, says: "more than 3 files"},
-		{name: "no such commit", repo: r, commit: plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"), reason: source.ReasonRefNotFound},
+		{name: "arena file missing at that commit", repo: r, commit: f.c3, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "not in it"},
+		{name: "arena file a directory", repo: r, commit: f.c1, arenaFile: "scenarios", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "not in it"},
+		{name: "arena file a symlink", repo: r, commit: f.c1, arenaFile: "scenarios/link-ok.yaml", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "symbolic link"},
+		{name: "arena file leaving the tree", repo: r, commit: f.c1, arenaFile: "../config.arena.yaml", reason: v1alpha1.ArenaRunReasonSnapshotUnexportable},
+		{name: "submodule", repo: r, commit: f.sub, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "submodule"},
+		{name: "LFS pointer", repo: r, commit: f.lfs, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "LFS"},
+		{name: "symlink out of the tree", repo: r, commit: f.link, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "outside"},
+		{name: "over the file bound", repo: small, commit: f.c1, reason: v1alpha1.ArenaRunReasonSnapshotUnexportable, says: "more than 3 files"},
+		{name: "no such commit", repo: r, commit: plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"), reason: v1alpha1.ArenaRunReasonRefNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,7 +323,7 @@ func TestReadFile(t *testing.T) {
 	if _, err := r.ReadFile(f.c3.String(), "config.arena.yaml", 0); !source.IsFileNotFound(err) {
 		t.Errorf("ReadFile of a missing file = %v, want IsFileNotFound", err)
 	}
-	if _, err := r.ReadFile(f.c1.String(), "/etc/passwd", 0); source.ReasonOf(err) != source.ReasonSnapshotUnexportable {
+	if _, err := r.ReadFile(f.c1.String(), "/etc/passwd", 0); source.ReasonOf(err) != v1alpha1.ArenaRunReasonSnapshotUnexportable {
 		t.Errorf("ReadFile of an absolute path = %v", err)
 	}
 	if _, err := r.ReadFile("main", "config.arena.yaml", 0); !source.IsRefNotFound(err) {
@@ -408,18 +408,18 @@ func TestFetchGuards(t *testing.T) {
 		reason string
 		says   string
 	}{
-		{name: "http refused by default", url: open.URL, reason: source.ReasonInsecureURL, says: "only https"},
-		{name: "file scheme", url: "file:///etc", cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "ssh scheme", url: "ssh://git@example.invalid/x.git", cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "credentials in the URL", url: strings.Replace(locked.URL, "http://", "http://bot:s3cret@", 1), cfg: localHTTP, reason: source.ReasonInsecureURL},
-		{name: "metadata address refused by the egress guard", url: "http://169.254.169.254/repo.git", cfg: localHTTP, reason: source.ReasonFetchFailed, says: "egress guard"},
-		{name: "no credentials for a locked repository", url: locked.URL, cfg: localHTTP, reason: source.ReasonFetchFailed},
-		{name: "wrong credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "nope"}, reason: source.ReasonFetchFailed},
+		{name: "http refused by default", url: open.URL, reason: v1alpha1.ArenaProjectReasonInsecureURL, says: "only https"},
+		{name: "file scheme", url: "file:///etc", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "ssh scheme", url: "ssh://git@example.invalid/x.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "credentials in the URL", url: strings.Replace(locked.URL, "http://", "http://bot:s3cret@", 1), cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonInsecureURL},
+		{name: "metadata address refused by the egress guard", url: "http://169.254.169.254/repo.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed, says: "egress guard"},
+		{name: "no credentials for a locked repository", url: locked.URL, cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "wrong credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "nope"}, reason: v1alpha1.ArenaProjectReasonFetchFailed},
 		{name: "right credentials", url: locked.URL, cfg: localHTTP, creds: &source.Credentials{Username: "bot", Password: "s3cret"}},
-		{name: "over the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 10}, reason: source.ReasonFetchFailed, says: "larger than"},
+		{name: "over the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 10}, reason: v1alpha1.ArenaProjectReasonFetchFailed, says: "larger than"},
 		{name: "under the byte bound", url: padded.URL, cfg: source.Config{AllowHTTP: true, MaxFetchBytes: 16 << 20}},
-		{name: "nothing listening", url: "http://127.0.0.1:1/repo.git", cfg: localHTTP, reason: source.ReasonFetchFailed},
-		{name: "no repository at that path", url: open.Server.URL + "/other.git", cfg: localHTTP, reason: source.ReasonRepositoryNotFound},
+		{name: "nothing listening", url: "http://127.0.0.1:1/repo.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonFetchFailed},
+		{name: "no repository at that path", url: open.Server.URL + "/other.git", cfg: localHTTP, reason: v1alpha1.ArenaProjectReasonRepositoryNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -464,7 +464,7 @@ func TestFetchOverTLS(t *testing.T) {
 	if c, _ := r.Resolve(""); c != f.c2.String() {
 		t.Errorf("Resolve(\"\") = %s, want %s", c, f.c2)
 	}
-	if _, err := source.Fetch(context.Background(), srv.URL, nil, source.Config{}); source.ReasonOf(err) != source.ReasonFetchFailed {
+	if _, err := source.Fetch(context.Background(), srv.URL, nil, source.Config{}); source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetchFailed {
 		t.Errorf("without credentials: %v, want FetchFailed", err)
 	}
 	if got := srv.Authorizations(); len(got) == 0 || got[0] != basicAuth("bot", "s3cret") {
@@ -567,7 +567,7 @@ func TestHostedOpenStaysInItsRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, project := range []string{"linked", "gitfile"} {
-		if _, err := source.OpenHosted(root, "evil", project, source.Limits{}); source.ReasonOf(err) != source.ReasonRepositoryNotFound {
+		if _, err := source.OpenHosted(root, "evil", project, source.Limits{}); source.ReasonOf(err) != v1alpha1.ArenaProjectReasonRepositoryNotFound {
 			t.Errorf("OpenHosted(evil/%s) = %v, want RepositoryNotFound", project, err)
 		}
 	}
@@ -613,7 +613,7 @@ func TestContentPathLinksAreNotFollowed(t *testing.T) {
 				_ = r.Close()
 				t.Fatalf("OpenHosted(evil/proj) read through the link (head %s, %v), want RepositoryNotFound", c, rerr)
 			}
-			if source.ReasonOf(err) != source.ReasonRepositoryNotFound || !strings.Contains(err.Error(), "symbolic link") {
+			if source.ReasonOf(err) != v1alpha1.ArenaProjectReasonRepositoryNotFound || !strings.Contains(err.Error(), "symbolic link") {
 				t.Errorf("OpenHosted(evil/proj) = %v, want RepositoryNotFound naming the link", err)
 			}
 
@@ -651,7 +651,7 @@ func TestSnapshotThroughTheFetcher(t *testing.T) {
 	ready := o.Fetcher.Events(source.KindArenaRun)
 	p := &v1alpha1.ArenaProject{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "proj", UID: "u", Generation: 1}}
 	_, err := o.Snapshot(context.Background(), p, "v1", "", source.SnapshotOptions{})
-	if !source.IsFetching(err) || source.ReasonOf(err) != source.ReasonFetching {
+	if !source.IsFetching(err) || source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetching {
 		t.Fatalf("first Snapshot = %v, want Fetching", err)
 	}
 	ev := <-ready

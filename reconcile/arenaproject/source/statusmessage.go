@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/netguard"
 )
 
@@ -17,7 +18,7 @@ import (
 // coarse reasons). The log line keeps the whole error.
 func StatusMessage(err error) string {
 	var e *Error
-	if err == nil || !errors.As(err, &e) || e.Reason != ReasonFetchFailed || e.Err == nil {
+	if err == nil || !errors.As(err, &e) || e.Reason != v1alpha1.ArenaProjectReasonFetchFailed || e.Err == nil {
 		if err == nil {
 			return ""
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/arenaproject/source"
 )
 
@@ -32,7 +33,7 @@ func TestStatusMessageIsCoarse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := source.Fetch(context.Background(), tc.url, nil, cfg)
-			if source.ReasonOf(err) != source.ReasonFetchFailed {
+			if source.ReasonOf(err) != v1alpha1.ArenaProjectReasonFetchFailed {
 				t.Fatalf("Fetch = %v, want FetchFailed", err)
 			}
 			msg := source.StatusMessage(err)
@@ -43,7 +44,7 @@ func TestStatusMessageIsCoarse(t *testing.T) {
 	}
 	// Any other reason is the operator's own text, kept whole.
 	_, err := source.Fetch(context.Background(), "file:///etc", nil, cfg)
-	if msg := source.StatusMessage(err); msg != err.Error() || source.ReasonOf(err) != source.ReasonInsecureURL {
+	if msg := source.StatusMessage(err); msg != err.Error() || source.ReasonOf(err) != v1alpha1.ArenaProjectReasonInsecureURL {
 		t.Errorf("InsecureURL status message %q, want %q", msg, err.Error())
 	}
 }

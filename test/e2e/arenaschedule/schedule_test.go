@@ -281,7 +281,7 @@ var _ = Describe("Scheduled ArenaJobs on the local cluster", Ordered, func() {
 		Expect(s.runs(ctx)).To(Equal(s.runNames(1, 2)))
 		old := fx.WaitRun(ctx, s.ns, s.run(1), v1alpha1.ArenaRunPhaseCancelled, time.Minute)
 		Expect(old.Spec.Cancelled).To(BeTrue())
-		Expect(meta.FindStatusCondition(old.Status.Conditions, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(arenarun.ReasonCancelled))
+		Expect(meta.FindStatusCondition(old.Status.Conditions, v1alpha1.ArenaRunConditionReady).Reason).To(Equal(v1alpha1.ArenaRunReasonCancelled))
 		Expect(old.Status.Progress.Pending).To(BeEquivalentTo(0), "the cancelled run's queue was not drained")
 		Eventually(func() *batchv1.Job { return workerJob(ctx, s.ns, s.run(1)) }).
 			WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(BeNil(), "the cancelled run's Job %s was not deleted", uids[s.run(1)])
