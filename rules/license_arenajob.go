@@ -44,14 +44,20 @@ func ArenaJobCappedWorkers(spec *v1alpha1.ArenaJobSpec, ws *v1alpha1.Workspace) 
 }
 
 func init() {
+	// A gate of both kinds names the ArenaRun's constants, a gate of the
+	// ArenaJob alone the ArenaJob's: the strings are the same.
 	gate := func(id, doc, spec string, kinds []string, check Check) {
+		condition, reason := v1alpha1.ArenaRunConditionReady, v1alpha1.ArenaRunReasonLicenseViolation
+		if len(kinds) == 1 && kinds[0] == kindArenaJob {
+			condition, reason = v1alpha1.ArenaJobConditionReady, v1alpha1.ArenaJobReasonLicenseViolation
+		}
 		Default.Register(Rule{
 			ID:        id,
 			Kinds:     kinds,
 			Stage:     StageAdmission,
 			Severity:  SeverityDeny,
-			Condition: v1alpha1.ArenaRunConditionReady,
-			Reason:    v1alpha1.ArenaRunReasonLicenseViolation,
+			Condition: condition,
+			Reason:    reason,
 			Doc:       doc,
 			Spec:      spec,
 			Check:     check,

@@ -92,22 +92,6 @@ const (
 	ArenaJobOutputTypePVC ArenaJobOutputType = "pvc"
 )
 
-// ArenaJob condition types and reasons.
-const (
-	// ArenaJobConditionReady is True (reason Scheduled) while the job can
-	// schedule runs; False with reason InvalidSchedule when the cron
-	// expression cannot be parsed.
-	ArenaJobConditionReady = "Ready"
-	// ArenaJobConditionStalled is True when the job cannot make progress
-	// without a spec change (an invalid schedule).
-	ArenaJobConditionStalled = "Stalled"
-
-	// ArenaJobReasonScheduled: the job can schedule runs.
-	ArenaJobReasonScheduled = "Scheduled"
-	// ArenaJobReasonInvalidSchedule: spec.schedule.cron cannot be parsed.
-	ArenaJobReasonInvalidSchedule = "InvalidSchedule"
-)
-
 // ArenaJobSpec is the template of an Arena test execution. It is also an
 // ArenaRun's spec.template: the copy frozen when the run was created.
 type ArenaJobSpec struct {

@@ -36,10 +36,12 @@ type setters struct {
 	byType, byReason map[string][]string
 }
 
-func settersOf(kind string, catalog []*rules.Rule) setters {
+// settersOf lists the rules of kind whose condition the kind declares: a
+// rule shared with another kind sets its condition where it is declared.
+func settersOf(kind string, declared map[string]map[string]bool, catalog []*rules.Rule) setters {
 	s := setters{byType: map[string][]string{}, byReason: map[string][]string{}}
 	for _, r := range catalog {
-		if r.Condition == "" || !contains(r.Kinds, kind) {
+		if r.Condition == "" || !contains(r.Kinds, kind) || declared[r.Condition] == nil {
 			continue
 		}
 		s.byType[r.Condition] = append(s.byType[r.Condition], r.ID)
@@ -55,6 +57,27 @@ func settersOf(kind string, catalog []*rules.Rule) setters {
 		sort.Strings(ids)
 	}
 	return s
+}
+
+// declaredConditions are the declared types of each kind with the reasons
+// each carries (its own and the shared ones).
+func declaredConditions(kinds []kindConditions) map[string]map[string]map[string]bool {
+	out := map[string]map[string]map[string]bool{}
+	for _, k := range kinds {
+		types := out[k.Kind]
+		if types == nil {
+			types = map[string]map[string]bool{}
+			out[k.Kind] = types
+		}
+		for _, ct := range k.Types {
+			reasons := map[string]bool{}
+			for _, r := range append(append([]constant{}, ct.Reasons...), k.Shared...) {
+				reasons[r.Value] = true
+			}
+			types[ct.Value] = reasons
+		}
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {
@@ -76,10 +99,14 @@ func render(w io.Writer, kinds []kindConditions, catalog []*rules.Rule) error {
 	p("A condition a catalog rule sets lists the rule (see [the rule catalog](rules.md)); the reconciler sets it from the rule's findings, with the rule's reason when it fails.\n\n")
 	p("## Contents\n\n")
 	for _, k := range kinds {
-		p("- [%s](#%s) (%d condition types)\n", k.Kind, strings.ToLower(k.Kind), len(k.Types))
+		unit := "condition types"
+		if len(k.Types) == 1 {
+			unit = "condition type"
+		}
+		p("- [%s](#%s) (%d %s)\n", k.Kind, strings.ToLower(k.Kind), len(k.Types), unit)
 	}
 	for _, k := range kinds {
-		s := settersOf(k.Kind, catalog)
+		s := settersOf(k.Kind, declaredConditions(kinds)[k.Kind], catalog)
 		p("\n## %s\n\nDeclared in `api/v1alpha1/%s`.\n", k.Kind, k.File)
 		for _, t := range k.Types {
 			p("\n### `%s`\n\n%s\n", t.Value, t.Doc)

@@ -179,7 +179,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err != nil {
 			// The rules accepted it; a parser disagreement reads as invalid.
 			g.schedule = append(g.schedule, rules.Finding{RuleID: "arenajob/schedule-cron-invalid",
-				Severity: rules.SeverityWarn, Reason: ReasonInvalidSchedule, Message: err.Error()})
+				Severity: rules.SeverityWarn, Reason: v1alpha1.ArenaJobReasonInvalidSchedule, Message: err.Error()})
 			break
 		}
 		since := job.CreationTimestamp.Time

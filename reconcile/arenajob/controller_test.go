@@ -232,7 +232,7 @@ func TestManualJobRunsExactlyOnce(t *testing.T) {
 		job.Status.NextScheduleTime != nil || job.Status.ObservedGeneration != job.Generation {
 		t.Fatalf("status %+v", job.Status)
 	}
-	if c := meta.FindStatusCondition(job.Status.Conditions, v1alpha1.ArenaJobConditionReady); c == nil || c.Reason != ReasonScheduled {
+	if c := meta.FindStatusCondition(job.Status.Conditions, v1alpha1.ArenaJobConditionReady); c == nil || c.Reason != v1alpha1.ArenaJobReasonScheduled {
 		t.Fatalf("Ready %+v", c)
 	}
 
@@ -468,8 +468,8 @@ func TestRefusedJobsStartNothing(t *testing.T) {
 		reason, ruleID string
 		requeue        time.Duration
 	}{
-		{"cron that does not parse", "every night at two", enterprise, ReasonInvalidSchedule, "arenajob/schedule-cron-invalid", 0},
-		{"scheduled job without the scheduling licence", "0 * * * *", rules.License{}, ReasonLicenseViolation, "arenajob/license-scheduling", licenseRecheck},
+		{"cron that does not parse", "every night at two", enterprise, v1alpha1.ArenaJobReasonInvalidSchedule, "arenajob/schedule-cron-invalid", 0},
+		{"scheduled job without the scheduling licence", "0 * * * *", rules.License{}, v1alpha1.ArenaJobReasonLicenseViolation, "arenajob/license-scheduling", licenseRecheck},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -502,7 +502,7 @@ func TestRefusedJobsStartNothing(t *testing.T) {
 			h.restart()
 			h.reconcile()
 			ready = meta.FindStatusCondition(h.job().Status.Conditions, v1alpha1.ArenaJobConditionReady)
-			if (ready.Status == metav1.ConditionTrue) != (c.reason == ReasonLicenseViolation) {
+			if (ready.Status == metav1.ConditionTrue) != (c.reason == v1alpha1.ArenaJobReasonLicenseViolation) {
 				t.Fatalf("with the licence: Ready %+v", ready)
 			}
 		})

@@ -12,14 +12,9 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Reasons and event reasons of the ArenaJob controller. Scheduled and
-// InvalidSchedule are the spec's (arenajob.md#conditions); LicenseViolation
-// is the reason the licence gates of the catalog name (rules/license_arenajob.go).
+// Event reasons of the ArenaJob controller (its condition reasons are
+// api/v1alpha1's ArenaJobReason*).
 const (
-	ReasonScheduled        = v1alpha1.ArenaJobReasonScheduled
-	ReasonInvalidSchedule  = v1alpha1.ArenaJobReasonInvalidSchedule
-	ReasonLicenseViolation = v1alpha1.ArenaRunReasonLicenseViolation
-
 	// EventRunSkipped: a tick was skipped (Forbid while a run is active)
 	// and recorded as passed.
 	EventRunSkipped = "RunSkipped"
@@ -59,9 +54,9 @@ func groupFindings(findings []rules.Finding) findingGroups {
 	var g findingGroups
 	for _, f := range findings {
 		switch {
-		case f.Reason == ReasonInvalidSchedule:
+		case f.Reason == v1alpha1.ArenaJobReasonInvalidSchedule:
 			g.schedule = append(g.schedule, f)
-		case f.Reason == ReasonLicenseViolation && f.Severity == rules.SeverityDeny:
+		case f.Reason == v1alpha1.ArenaJobReasonLicenseViolation && f.Severity == rules.SeverityDeny:
 			g.license = append(g.license, f)
 		}
 	}
@@ -137,7 +132,7 @@ func setReadyCondition(st *v1alpha1.ArenaJobStatus, job *v1alpha1.ArenaJob, g fi
 		msg = SuspendedMessage
 	}
 	conditions.Set(&st.Conditions, conditions.FromFindings(v1alpha1.ArenaJobConditionReady, g.blocking(),
-		ReasonScheduled, msg, ReasonInvalidSchedule, job.Generation), now)
+		v1alpha1.ArenaJobReasonScheduled, msg, v1alpha1.ArenaJobReasonInvalidSchedule, job.Generation), now)
 }
 
 // setStalledCondition: True when the job cannot start runs until its spec
@@ -147,7 +142,7 @@ func setReadyCondition(st *v1alpha1.ArenaJobStatus, job *v1alpha1.ArenaJob, g fi
 // runs wait Pending (the ArenaRun controller's SourceValid).
 func setStalledCondition(st *v1alpha1.ArenaJobStatus, gen int64, g findingGroups, now metav1.Time) {
 	c := conditions.FromFindings(v1alpha1.ArenaJobConditionStalled, g.blocking(),
-		ReasonScheduled, "the job is not stalled", ReasonInvalidSchedule, gen)
+		v1alpha1.ArenaJobReasonScheduled, "the job is not stalled", v1alpha1.ArenaJobReasonInvalidSchedule, gen)
 	// FromFindings reads "no finding" as True: Stalled is the opposite.
 	if c.Status == metav1.ConditionTrue {
 		c.Status = metav1.ConditionFalse
