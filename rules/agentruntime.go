@@ -25,44 +25,6 @@ const kindAgentRuntime = "AgentRuntime"
 // agentRuntimeKinds is the Kinds list of every AgentRuntime rule.
 var agentRuntimeKinds = []string{kindAgentRuntime}
 
-// Reasons the AgentRuntime rules report. Condition types are the API
-// package's constants (v1alpha1.AgentRuntimeConditionProviderReady, ...).
-const (
-	// AgentRuntimeReasonReservedEnvKey: an extraEnv list names a reserved
-	// OMNIA_* key (ReservedEnvClean).
-	AgentRuntimeReasonReservedEnvKey = "ReservedEnvKey"
-	// AgentRuntimeReasonInvalidPromptPackRef: a version or track on a ref
-	// naming a live pack, or a rollout over a live pack (PromptPackReady).
-	AgentRuntimeReasonInvalidPromptPackRef = "InvalidPromptPackRef"
-	// AgentRuntimeReasonPromptPackNotFound: no PromptPack matches
-	// spec.promptPackRef (PromptPackReady).
-	AgentRuntimeReasonPromptPackNotFound = "PromptPackNotFound"
-	// AgentRuntimeReasonPromptPackNameConflict: a pack name has both a live
-	// pack and published versions (PromptPackReady).
-	AgentRuntimeReasonPromptPackNameConflict = "PromptPackNameConflict"
-	// AgentRuntimeReasonProviderCrossNamespace: a providerRef names another
-	// namespace (ProviderReady).
-	AgentRuntimeReasonProviderCrossNamespace = "ProviderCrossNamespace"
-	// AgentRuntimeReasonProviderNotFound: a referenced Provider does not
-	// exist (ProviderReady).
-	AgentRuntimeReasonProviderNotFound = "ProviderNotFound"
-	// AgentRuntimeReasonRoleMismatch: a Provider's spec.role differs from
-	// providers[].role (ProviderReady).
-	AgentRuntimeReasonRoleMismatch = "RoleMismatch"
-	// AgentRuntimeReasonCapabilityMismatch: a Provider does not advertise a
-	// required capability (ProviderReady).
-	AgentRuntimeReasonCapabilityMismatch = "CapabilityMismatch"
-	// AgentRuntimeReasonToolRegistryCrossNamespace: toolRegistryRef names
-	// another namespace (ToolRegistryReady).
-	AgentRuntimeReasonToolRegistryCrossNamespace = "ToolRegistryCrossNamespace"
-	// AgentRuntimeReasonCrossNamespaceRef: an A2A client's agentRuntimeRef
-	// names another namespace (A2AClientsResolved).
-	AgentRuntimeReasonCrossNamespaceRef = "CrossNamespaceRef"
-	// AgentRuntimeReasonInvalidIdleTimeout: the idle-timeout annotation is
-	// not a positive duration (IdleTimeoutValid).
-	AgentRuntimeReasonInvalidIdleTimeout = "InvalidIdleTimeout"
-)
-
 // agentRuntimeSchemaRules document the CEL rules on the AgentRuntime CRD.
 // Kinds, Stage, Severity and Source are filled in at registration.
 var agentRuntimeSchemaRules = []Rule{

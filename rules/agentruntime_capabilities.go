@@ -29,12 +29,6 @@ const (
 	AgentRuntimeCapabilityInterruption = "interruption"
 )
 
-// AgentRuntimeReasonRuntimeCapabilitiesMissing: the runtime reported its
-// capabilities for the current generation and lacks one the spec requires
-// (CapabilitiesSatisfied=False; the Deployment is scaled to zero). The spec
-// names no reason for this condition; this is the rule's.
-const AgentRuntimeReasonRuntimeCapabilitiesMissing = "RuntimeCapabilitiesMissing"
-
 func init() {
 	Default.Register(Rule{
 		ID:        "agentruntime/runtime-capabilities-satisfied",
@@ -42,7 +36,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied,
-		Reason:    AgentRuntimeReasonRuntimeCapabilitiesMissing,
+		Reason:    v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesMissing,
 		Doc: "Once the runtime has reported its capabilities for the current generation (status.runtimeCapabilities non-empty and " +
 			"status.observedGeneration equal to metadata.generation), it advertises every capability the spec requires " +
 			"(spec.duplex.enabled: " + AgentRuntimeCapabilityDuplexAudio + " and " + AgentRuntimeCapabilityInterruption + "); " +

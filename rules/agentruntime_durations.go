@@ -72,7 +72,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionIdleTimeoutValid,
-		Reason:    AgentRuntimeReasonInvalidIdleTimeout,
+		Reason:    v1alpha1.AgentRuntimeReasonInvalidIdleTimeout,
 		Doc: "The omnia.altairalabs.ai/idle-timeout annotation must be a positive Go duration (e.g. 30m, 2h); an invalid value sets " +
 			"IdleTimeoutValid False and the agent is never reaped.",
 		Spec:  "agentruntime.md#idle-reaping",

@@ -44,7 +44,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionReservedEnvClean,
-		Reason:    AgentRuntimeReasonReservedEnvKey,
+		Reason:    v1alpha1.AgentRuntimeReasonReservedEnvKey,
 		Doc: "facades[].extraEnv, runtime.extraEnv and podOverrides.extraEnv must not name a reserved key (OMNIA_PACK_MODE, OMNIA_PACK_SOURCE_DIR, " +
 			"OMNIA_PACK_CONFIG_FILE, OMNIA_PACK_OUT_DIR, OMNIA_SESSION_TAGS, OMNIA_SESSION_PACK_NAME, OMNIA_IDLE_TIMEOUT); on update only a key " +
 			"not already in the same list is refused. The operator drops these entries from the pod and ReservedEnvClean names the key.",

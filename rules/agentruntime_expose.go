@@ -26,10 +26,6 @@ import (
 // Exposed False with ExposeHostConflict, and routes only the first facade
 // of each host.
 
-// AgentRuntimeReasonExposeHostConflict is the rule's reason (the Exposed
-// condition's, v1alpha1.AgentRuntimeReasonExposeHostConflict).
-const AgentRuntimeReasonExposeHostConflict = v1alpha1.AgentRuntimeReasonExposeHostConflict
-
 func init() {
 	Default.Register(Rule{
 		ID:        "agentruntime/expose-host-unique",
@@ -37,7 +33,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionExposed,
-		Reason:    AgentRuntimeReasonExposeHostConflict,
+		Reason:    v1alpha1.AgentRuntimeReasonExposeHostConflict,
 		Doc: "Two exposed facades (expose.enabled, dataPlane not false) must not share a host: every operator-managed HTTPRoute " +
 			"matches the root path, so the Gateway would serve only the older route. Admission compares the expose.host overrides " +
 			"(the base domain of the defaults is the operator's); the reconciler also compares them with the defaulted hosts.",

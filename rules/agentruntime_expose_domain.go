@@ -43,12 +43,6 @@ const (
 	AgentRuntimeExposeHostOutsideNamespaceDomainID = "agentruntime/expose-host-outside-namespace-domain"
 )
 
-// The rules' reasons (the Exposed condition's).
-const (
-	AgentRuntimeReasonExposeHostWildcard   = v1alpha1.AgentRuntimeReasonExposeHostWildcard
-	AgentRuntimeReasonExposeHostNotAllowed = v1alpha1.AgentRuntimeReasonExposeHostNotAllowed
-)
-
 func init() {
 	Default.Register(Rule{
 		ID:        AgentRuntimeExposeHostWildcardID,
@@ -56,7 +50,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionExposed,
-		Reason:    AgentRuntimeReasonExposeHostWildcard,
+		Reason:    v1alpha1.AgentRuntimeReasonExposeHostWildcard,
 		Doc: "An exposed facade's expose.host holds no wildcard (`*` anywhere): the Gateway is shared by every namespace, and a " +
 			"wildcard host would route other tenants' hosts to this agent. The reconciler routes no facade with one.",
 		Spec:  "agentruntime.md#facadesexpose",
@@ -68,7 +62,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionExposed,
-		Reason:    AgentRuntimeReasonExposeHostNotAllowed,
+		Reason:    v1alpha1.AgentRuntimeReasonExposeHostNotAllowed,
 		Doc: "An exposed facade's expose.host is the namespace's own domain `<namespace>.<exposure base domain>` or below it (where " +
 			"the default hosts are), or a domain the namespace's Workspace grants in spec.exposure.allowedHostSuffixes or below " +
 			"it: another namespace's hosts are not this agent's to route on the shared Gateway. The webhook runs it with facts " +

@@ -5,10 +5,6 @@ import "github.com/altairalabs/omnia/api/v1alpha1"
 // AgentRuntimeFrameworkTypeDefault is framework.type when unset.
 const AgentRuntimeFrameworkTypeDefault = "promptkit"
 
-// AgentRuntimeReasonFrameworkImageUnavailable: no runtime image resolved
-// for framework.type (FrameworkReady).
-const AgentRuntimeReasonFrameworkImageUnavailable = "FrameworkImageUnavailable"
-
 // AgentRuntimeFrameworkImage resolves the runtime image in the spec's order
 // (agentruntime.md#image-override): framework.image; the operator's
 // --framework-image=<type>=<image> entry for the type (flagImages); the

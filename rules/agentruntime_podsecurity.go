@@ -32,10 +32,6 @@ import (
 // and the reconciler, for one that got in anyway, holds its Deployment back
 // and reports DeploymentReady False with PodSecurityViolation.
 
-// AgentRuntimeReasonPodSecurityViolation is the DeploymentReady reason of
-// an agent whose pod breaks the Pod Security Standard in force.
-const AgentRuntimeReasonPodSecurityViolation = "PodSecurityViolation"
-
 func init() {
 	Default.Register(Rule{
 		ID:        "agentruntime/pod-security",
@@ -43,7 +39,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionDeploymentReady,
-		Reason:    AgentRuntimeReasonPodSecurityViolation,
+		Reason:    v1alpha1.AgentRuntimeReasonPodSecurityViolation,
 		Doc: "The agent's pod (the operator's hardened containers with the author's runtime.volumes, podOverrides.extraVolumes, " +
 			"extraPodAnnotations and podOverrides.annotations) meets the Pod Security Standard of its namespace's " +
 			"pod-security.kubernetes.io/enforce label (at its enforce-version) and the operator's floor (--pod-security-level, default " +

@@ -24,11 +24,6 @@ import (
 // has its Deployment held back (DeploymentReady False,
 // RuntimeClassNotAllowed).
 
-// AgentRuntimeReasonRuntimeClassNotAllowed is the DeploymentReady reason
-// of an agent whose podOverrides.runtimeClassName the operator does not
-// allow.
-const AgentRuntimeReasonRuntimeClassNotAllowed = "RuntimeClassNotAllowed"
-
 func init() {
 	Default.Register(Rule{
 		ID:        "agentruntime/runtime-class-allowed",
@@ -36,7 +31,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionDeploymentReady,
-		Reason:    AgentRuntimeReasonRuntimeClassNotAllowed,
+		Reason:    v1alpha1.AgentRuntimeReasonRuntimeClassNotAllowed,
 		Doc: "When the operator lists the RuntimeClasses agents may choose (--agent-runtime-classes), podOverrides.runtimeClassName " +
 			"names one of them or the Workspace's spec.runtime.runtimeClassName; without the list any name is allowed, as the spec says. " +
 			"The webhook runs it with facts from its cache; the reconciler holds the Deployment back (DeploymentReady False, " +

@@ -10,28 +10,6 @@ import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 )
 
-// Reasons of WithinWorkspaceQuota (agentruntime.md#conditions), and the
-// Ready reason of an agent the Workspace has not admitted.
-const (
-	// AgentRuntimeReasonQuotaSatisfied: the Workspace admits the agent and
-	// its replicas are within maxReplicasPerAgent (True).
-	AgentRuntimeReasonQuotaSatisfied = "QuotaSatisfied"
-	// AgentRuntimeReasonRunningOverAgentRuntimeQuota: the agent was admitted
-	// (it has its Deployment) before maxAgentRuntimes was lowered beneath it;
-	// it keeps running (True).
-	AgentRuntimeReasonRunningOverAgentRuntimeQuota = "RunningOverAgentRuntimeQuota"
-	// AgentRuntimeReasonReplicasClamped: the agent asks for more replicas
-	// than maxReplicasPerAgent and runs at the cap (False).
-	AgentRuntimeReasonReplicasClamped = "ReplicasClamped"
-	// AgentRuntimeReasonAgentRuntimeQuotaExceeded: the Workspace has not
-	// admitted the agent and it has no Deployment: nothing is created for it
-	// (False).
-	AgentRuntimeReasonAgentRuntimeQuotaExceeded = "AgentRuntimeQuotaExceeded"
-	// AgentRuntimeReasonWorkspaceQuotaExceeded is Ready's reason while the
-	// Workspace has not admitted the agent.
-	AgentRuntimeReasonWorkspaceQuotaExceeded = "WorkspaceQuotaExceeded"
-)
-
 // AgentRuntimeQuotaEntry is one AgentRuntime of a namespace as the quota
 // sees it: its place in the admission order and whether it already has its
 // Deployment.
@@ -101,14 +79,14 @@ func AgentRuntimeQuota(ar *v1alpha1.AgentRuntime, ws *v1alpha1.Workspace, siblin
 	if q == nil {
 		return AgentRuntimeQuotaVerdict{Admitted: true}
 	}
-	v := AgentRuntimeQuotaVerdict{Applies: true, Admitted: true, Status: metav1.ConditionTrue, Reason: AgentRuntimeReasonQuotaSatisfied,
+	v := AgentRuntimeQuotaVerdict{Applies: true, Admitted: true, Status: metav1.ConditionTrue, Reason: v1alpha1.AgentRuntimeReasonQuotaSatisfied,
 		Message: fmt.Sprintf("Workspace %s admits the agent%s", ws.Name, quotaLimitsText(q))}
 	overQuota := false
 	if q.MaxAgentRuntimes != nil {
 		limit := int(*q.MaxAgentRuntimes)
 		admitted, running, rank := agentRuntimeAdmission(ar, siblings, limit)
 		if !admitted {
-			v.Admitted, v.Status, v.Reason = false, metav1.ConditionFalse, AgentRuntimeReasonAgentRuntimeQuotaExceeded
+			v.Admitted, v.Status, v.Reason = false, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonAgentRuntimeQuotaExceeded
 			v.Message = fmt.Sprintf("Workspace %s admits at most %d AgentRuntimes in namespace %s and has not admitted this one: "+
 				"nothing is created for it until an earlier agent is deleted or spec.quotas.agents.maxAgentRuntimes is raised",
 				ws.Name, limit, ar.Namespace)
@@ -116,7 +94,7 @@ func AgentRuntimeQuota(ar *v1alpha1.AgentRuntime, ws *v1alpha1.Workspace, siblin
 		}
 		if running && rank > limit {
 			overQuota = true
-			v.Reason = AgentRuntimeReasonRunningOverAgentRuntimeQuota
+			v.Reason = v1alpha1.AgentRuntimeReasonRunningOverAgentRuntimeQuota
 			v.Message = fmt.Sprintf("the agent was admitted before Workspace %s lowered spec.quotas.agents.maxAgentRuntimes to %d; "+
 				"it keeps running but is beyond the quota", ws.Name, limit)
 		}
@@ -125,7 +103,7 @@ func AgentRuntimeQuota(ar *v1alpha1.AgentRuntime, ws *v1alpha1.Workspace, siblin
 		v.ReplicaCap = new(int32)
 		*v.ReplicaCap = *q.MaxReplicasPerAgent
 		if asked := AgentRuntimeRequestedReplicas(ar); asked > *q.MaxReplicasPerAgent {
-			v.Status, v.Reason = metav1.ConditionFalse, AgentRuntimeReasonReplicasClamped
+			v.Status, v.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonReplicasClamped
 			v.Message = fmt.Sprintf("the agent asks for %d replicas, more than Workspace %s's spec.quotas.agents.maxReplicasPerAgent %d: it runs at %d",
 				asked, ws.Name, *q.MaxReplicasPerAgent, *q.MaxReplicasPerAgent)
 			if overQuota {

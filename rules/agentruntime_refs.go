@@ -21,7 +21,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionProviderReady,
-		Reason:    AgentRuntimeReasonProviderCrossNamespace,
+		Reason:    v1alpha1.AgentRuntimeReasonProviderCrossNamespace,
 		Doc: "spec.providers[].providerRef.namespace (and rollout.candidate.providerRefs[]) must be omitted or equal the AgentRuntime's own " +
 			"namespace; any other value is refused.",
 		Spec:  "agentruntime.md#providers",
@@ -33,7 +33,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityDeny,
 		Condition: v1alpha1.AgentRuntimeConditionA2AClientsResolved,
-		Reason:    AgentRuntimeReasonCrossNamespaceRef,
+		Reason:    v1alpha1.AgentRuntimeReasonCrossNamespaceRef,
 		Doc: "spec.a2aClients[].agentRuntimeRef.namespace (and the deprecated facades[].a2a.clients[]) may only be the agent's own namespace; " +
 			"any other is refused.",
 		Spec:  "agentruntime.md#a2aclients",
@@ -45,7 +45,7 @@ func init() {
 		Stage:     StageAdmission,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionToolRegistryReady,
-		Reason:    AgentRuntimeReasonToolRegistryCrossNamespace,
+		Reason:    v1alpha1.AgentRuntimeReasonToolRegistryCrossNamespace,
 		Doc: "spec.toolRegistryRef.namespace (and rollout.candidate.toolRegistryRef) must be omitted or equal the AgentRuntime's own namespace; " +
 			"otherwise ToolRegistryReady is False and the agent is held Pending.",
 		Spec:  "agentruntime.md#toolregistryref",

@@ -17,35 +17,6 @@ import (
 // agentruntime_facts.go they never act at admission; the reconciler turns
 // them into conditions and the phase (agentruntime.md#conditions, #phase).
 
-// Reasons of the resolution rules. The spec names PromptPackInvalid,
-// ToolRegistryNotFound (its ToolRegistryReady wording: "a missing registry"),
-// Unresolved and PersistentVolumeClaimNotFound; it is silent on the reasons
-// of a Provider that is not Ready and of a pack not validated yet, so those
-// two are documented here and in the rule docs.
-const (
-	// AgentRuntimeReasonProviderNotReady: a referenced Provider exists but
-	// its status.phase is not Ready (ProviderReady; the agent is held
-	// Pending).
-	AgentRuntimeReasonProviderNotReady = "ProviderNotReady"
-	// AgentRuntimeReasonPromptPackInvalid: the resolved PromptPack failed
-	// source or schema validation, status.phase Invalid (PromptPackReady;
-	// phase Failed).
-	AgentRuntimeReasonPromptPackInvalid = "PromptPackInvalid"
-	// AgentRuntimeReasonPromptPackNotValidated: the resolved PromptPack has
-	// no status.phase yet (PromptPackReady; the agent is held Pending).
-	AgentRuntimeReasonPromptPackNotValidated = "PromptPackNotValidated"
-	// AgentRuntimeReasonToolRegistryNotFound: toolRegistryRef names a
-	// ToolRegistry that does not exist (ToolRegistryReady; the agent runs
-	// without tools).
-	AgentRuntimeReasonToolRegistryNotFound = "ToolRegistryNotFound"
-	// AgentRuntimeReasonUnresolved: an A2A client resolved to no endpoint
-	// (A2AClientsResolved; the client is left out of the runtime).
-	AgentRuntimeReasonUnresolved = "Unresolved"
-	// AgentRuntimeReasonPersistentVolumeClaimNotFound: the pod mounts a
-	// PersistentVolumeClaim that does not exist (Volumes).
-	AgentRuntimeReasonPersistentVolumeClaimNotFound = "PersistentVolumeClaimNotFound"
-)
-
 func init() {
 	Default.Register(Rule{
 		ID:        "agentruntime/provider-ready",
@@ -53,7 +24,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionProviderReady,
-		Reason:    AgentRuntimeReasonProviderNotReady,
+		Reason:    v1alpha1.AgentRuntimeReasonProviderNotReady,
 		Doc: "A referenced Provider's status.phase is Ready; one that exists but is not Ready (Error, Unavailable, or not reconciled yet) " +
 			"holds the agent Pending with no Deployment change, and the agent is reconciled again when the Provider's status changes. " +
 			"The spec names no reason for it: ProviderNotReady.",
@@ -66,7 +37,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionPromptPackReady,
-		Reason:    AgentRuntimeReasonPromptPackInvalid,
+		Reason:    v1alpha1.AgentRuntimeReasonPromptPackInvalid,
 		Doc: "The PromptPack spec.promptPackRef resolves to (the pick of AgentRuntimeSelectPromptPack: the exact version, or the highest " +
 			"on the track) has not failed source or schema validation (status.phase Invalid); phase Failed otherwise.",
 		Spec:  "agentruntime.md#promptpackref",
@@ -78,7 +49,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionPromptPackReady,
-		Reason:    AgentRuntimeReasonPromptPackNotValidated,
+		Reason:    v1alpha1.AgentRuntimeReasonPromptPackNotValidated,
 		Doc: "The resolved PromptPack has been validated (status.phase set by the PromptPack controller); until then the agent is held " +
 			"Pending with no Deployment change. The spec names no reason for it: PromptPackNotValidated.",
 		Spec:  "agentruntime.md#promptpackref",
@@ -90,7 +61,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionToolRegistryReady,
-		Reason:    AgentRuntimeReasonToolRegistryNotFound,
+		Reason:    v1alpha1.AgentRuntimeReasonToolRegistryNotFound,
 		Doc: "spec.toolRegistryRef names an existing ToolRegistry in the agent's namespace; a missing one sets ToolRegistryReady False " +
 			"and the agent runs without tools (no tool registry in its pod) until it is created.",
 		Spec:  "agentruntime.md#conditions",
@@ -102,7 +73,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionA2AClientsResolved,
-		Reason:    AgentRuntimeReasonUnresolved,
+		Reason:    v1alpha1.AgentRuntimeReasonUnresolved,
 		Doc: "Every A2A client (spec.a2aClients, else the deprecated facades[].a2a.clients) resolves: an agentRuntimeRef to an existing " +
 			"AgentRuntime with an a2a facade serving a data plane (its in-cluster A2A URL), a url as given; two clients resolving to the " +
 			"same endpoint leave the second unresolved. An unresolved client is left out of the runtime and the agent starts without it.",
@@ -115,7 +86,7 @@ func init() {
 		Stage:     StageReconcile,
 		Severity:  SeverityWarn,
 		Condition: v1alpha1.AgentRuntimeConditionVolumes,
-		Reason:    AgentRuntimeReasonPersistentVolumeClaimNotFound,
+		Reason:    v1alpha1.AgentRuntimeReasonPersistentVolumeClaimNotFound,
 		Doc: "Every PersistentVolumeClaim the pod mounts (media.storage.local.volumeClaim, runtime.volumes, podOverrides.extraVolumes) " +
 			"exists; Volumes is False naming the missing claims otherwise. The Deployment is still applied: its pods stay Pending, as " +
 			"Kubernetes keeps any pod whose claim is missing, and start once the claim is created.",

@@ -306,3 +306,10 @@ type AgentRuntimeRolloutAnalysisMetricStatus struct {
 	// +optional
 	LastError string `json:"lastError,omitempty"`
 }
+
+// AgentRuntimeRolloutPromoteAnnotation promotes an active rollout by hand:
+// set it to "true" on the AgentRuntime and the controller promotes the
+// candidate at once (whatever step it is on: a pause without a duration,
+// an analysis that failed under rollback mode manual), then removes the
+// annotation. On an agent with no active rollout it is removed and ignored.
+const AgentRuntimeRolloutPromoteAnnotation = "omnia.altairalabs.ai/rollout-promote"

@@ -18,11 +18,16 @@ import (
 // types carry. Each constant's doc comment is its meaning. The layout is
 // the documentation's source, so it is checked here: a constant that does
 // not fit it stops the generator, named.
+//
+// A large kind may split its conditions over several files,
+// api/v1alpha1/<kind>_<topic>_conditions.go: they merge into one section,
+// the types in file-name order and, within a file, in declaration order.
 
-// kindConditions is one kind's file.
+// kindConditions is one kind's conditions, from one file or several.
 type kindConditions struct {
-	Kind  string
-	File  string
+	Kind string
+	// Files are the files that declare them, in file-name order.
+	Files []string
 	Types []conditionType
 	// Shared are the reasons declared outside a type's block.
 	Shared []constant
@@ -37,13 +42,24 @@ type constant struct {
 	Name, Value, Doc string
 }
 
-// parseConditions reads every *_conditions.go file of dir, sorted by kind.
+// parseConditions reads every *_conditions.go file of dir, sorted by kind;
+// the files of one kind merge in file-name order.
 func parseConditions(dir string) ([]kindConditions, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_conditions.go"))
 	if err != nil {
 		return nil, err
 	}
+	// A kind's main file (<kind>_conditions.go) before its topic files
+	// (<kind>_<topic>_conditions.go), so Ready and the core types lead.
+	sort.Slice(files, func(i, j int) bool {
+		ui, uj := strings.Count(filepath.Base(files[i]), "_"), strings.Count(filepath.Base(files[j]), "_")
+		if ui != uj {
+			return ui < uj
+		}
+		return files[i] < files[j]
+	})
 	var out []kindConditions
+	byKind := map[string]int{}
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
@@ -52,9 +68,18 @@ func parseConditions(dir string) ([]kindConditions, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, kc)
+		i, ok := byKind[kc.Kind]
+		if !ok {
+			byKind[kc.Kind] = len(out)
+			out = append(out, kc)
+			continue
+		}
+		k := &out[i]
+		k.Files = append(k.Files, kc.Files...)
+		k.Types = append(k.Types, kc.Types...)
+		k.Shared = append(k.Shared, kc.Shared...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
 	return out, nil
 }
 
@@ -64,7 +89,7 @@ func parseFile(path string) (kindConditions, error) {
 	if err != nil {
 		return kindConditions{}, err
 	}
-	kc := kindConditions{File: filepath.Base(path)}
+	kc := kindConditions{Files: []string{filepath.Base(path)}}
 	for _, decl := range f.Decls {
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.CONST {

@@ -107,7 +107,7 @@ func render(w io.Writer, kinds []kindConditions, catalog []*rules.Rule) error {
 	}
 	for _, k := range kinds {
 		s := settersOf(k.Kind, declaredConditions(kinds)[k.Kind], catalog)
-		p("\n## %s\n\nDeclared in `api/v1alpha1/%s`.\n", k.Kind, k.File)
+		p("\n## %s\n\nDeclared in %s.\n", k.Kind, declaredIn(k.Files))
 		for _, t := range k.Types {
 			p("\n### `%s`\n\n%s\n", t.Value, t.Doc)
 			if ids := s.byType[t.Value]; len(ids) > 0 {
@@ -129,6 +129,19 @@ func render(w io.Writer, kinds []kindConditions, catalog []*rules.Rule) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// declaredIn names a kind's files: `api/v1alpha1/a`, `api/v1alpha1/b` and
+// `api/v1alpha1/c`.
+func declaredIn(files []string) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = "`api/v1alpha1/" + f + "`"
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func links(ids []string) string {

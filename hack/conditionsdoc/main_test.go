@@ -68,6 +68,9 @@ func TestRulesReportDocumentedConditions(t *testing.T) {
 func TestParseConditionsLayout(t *testing.T) {
 	tests := []struct {
 		name, src, wantErr string
+		// extra, when set, is a second file of the kind,
+		// widget_access_conditions.go, which sorts before widget_conditions.go.
+		extra string
 	}{
 		{name: "a type and its reasons", src: `package v1alpha1
 const (
@@ -102,6 +105,25 @@ const (
 	GadgetConditionReady = "Ready"
 )
 `, wantErr: "one kind per file"},
+		{name: "two files of one kind", src: `package v1alpha1
+const (
+	// WidgetConditionReady says the widget works.
+	WidgetConditionReady = "Ready"
+	// WidgetReasonWorks (Ready=True): it does.
+	WidgetReasonWorks = "Works"
+)
+`, extra: `package v1alpha1
+const (
+	// WidgetConditionAccessible says the widget can be reached.
+	WidgetConditionAccessible = "Accessible"
+	// WidgetReasonReachable (Accessible=True): it can.
+	WidgetReasonReachable = "Reachable"
+)
+const (
+	// WidgetReasonPending (any type=Unknown): not checked yet.
+	WidgetReasonPending = "Pending"
+)
+`},
 		{name: "a value that is not a literal", src: `package v1alpha1
 const (
 	// WidgetConditionReady says the widget works.
@@ -115,7 +137,25 @@ const (
 			if err := os.WriteFile(filepath.Join(dir, "widget_conditions.go"), []byte(tt.src), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			if tt.extra != "" {
+				if err := os.WriteFile(filepath.Join(dir, "widget_access_conditions.go"), []byte(tt.extra), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			kinds, err := parseConditions(dir)
+			if tt.wantErr == "" && tt.extra != "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(kinds) != 1 || kinds[0].Kind != "Widget" ||
+					strings.Join(kinds[0].Files, ",") != "widget_conditions.go,widget_access_conditions.go" ||
+					len(kinds[0].Types) != 2 || kinds[0].Types[0].Value != "Ready" || kinds[0].Types[1].Value != "Accessible" ||
+					len(kinds[0].Types[0].Reasons) != 1 || len(kinds[0].Types[1].Reasons) != 1 ||
+					len(kinds[0].Shared) != 1 || kinds[0].Shared[0].Value != "Pending" {
+					t.Fatalf("parsed %+v", kinds)
+				}
+				return
+			}
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

@@ -13,22 +13,8 @@ import (
 // When a child cannot be applied (the API server refuses it: a
 // ResourceQuota, an admission webhook, a validation error, a conflict), the
 // agent still gets a status naming the failure, and the reconcile then
-// returns the error, so the workqueue retries with backoff. The reasons
-// (the spec names none for this case):
-const (
-	// ReasonServiceApplyFailed: ServiceReady False, the Service was
-	// refused (and so the Deployment, which follows it, was not applied).
-	ReasonServiceApplyFailed = "ServiceApplyFailed"
-	// ReasonDeploymentApplyFailed: DeploymentReady False, the Deployment
-	// was not applied: it was refused, could not be built, or an object
-	// it waits for (the pod's ServiceAccount, Role, RoleBinding, the
-	// Service) was refused.
-	ReasonDeploymentApplyFailed = "DeploymentApplyFailed"
-	// ReasonAutoscalerApplyFailed: AutoscalingReady False, the Deployment
-	// was applied but its HorizontalPodAutoscaler or ScaledObject was not
-	// (or a stale one could not be deleted).
-	ReasonAutoscalerApplyFailed = "AutoscalerApplyFailed"
-)
+// returns the error, so the workqueue retries with backoff. The condition's reason is the child's
+// AgentRuntimeReason*ApplyFailed.
 
 // maxApplyFailureMessage bounds the API error quoted in a condition.
 const maxApplyFailureMessage = 2048
@@ -58,11 +44,11 @@ func setApplyFailureConditions(set func(metav1.Condition), in statusInput, gen i
 	}
 	switch {
 	case !in.serviceApplied:
-		failed(v1alpha1.AgentRuntimeConditionServiceReady, ReasonServiceApplyFailed, "the Service")
-		failed(v1alpha1.AgentRuntimeConditionDeploymentReady, ReasonDeploymentApplyFailed, "the Deployment")
+		failed(v1alpha1.AgentRuntimeConditionServiceReady, v1alpha1.AgentRuntimeReasonServiceApplyFailed, "the Service")
+		failed(v1alpha1.AgentRuntimeConditionDeploymentReady, v1alpha1.AgentRuntimeReasonDeploymentApplyFailed, "the Deployment")
 	case in.deployment == nil:
-		failed(v1alpha1.AgentRuntimeConditionDeploymentReady, ReasonDeploymentApplyFailed, "the Deployment")
+		failed(v1alpha1.AgentRuntimeConditionDeploymentReady, v1alpha1.AgentRuntimeReasonDeploymentApplyFailed, "the Deployment")
 	default:
-		failed(v1alpha1.AgentRuntimeConditionAutoscalingReady, ReasonAutoscalerApplyFailed, "the autoscaler")
+		failed(v1alpha1.AgentRuntimeConditionAutoscalingReady, v1alpha1.AgentRuntimeReasonAutoscalerApplyFailed, "the autoscaler")
 	}
 }

@@ -63,8 +63,8 @@ func TestApplyFailureIsReportedInStatus(t *testing.T) {
 	}
 	got := reconcileFailing()
 	for _, want := range []struct{ typ, reason string }{
-		{v1alpha1.AgentRuntimeConditionServiceReady, ReasonServiceApplyFailed},
-		{v1alpha1.AgentRuntimeConditionDeploymentReady, ReasonDeploymentApplyFailed},
+		{v1alpha1.AgentRuntimeConditionServiceReady, v1alpha1.AgentRuntimeReasonServiceApplyFailed},
+		{v1alpha1.AgentRuntimeConditionDeploymentReady, v1alpha1.AgentRuntimeReasonDeploymentApplyFailed},
 	} {
 		c := condition(got, want.typ)
 		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != want.reason {
@@ -91,7 +91,7 @@ func TestApplyFailureIsReportedInStatus(t *testing.T) {
 	if c := condition(recovered, v1alpha1.AgentRuntimeConditionServiceReady); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("ServiceReady after the quota is gone: %+v, want True", c)
 	}
-	if c := condition(recovered, v1alpha1.AgentRuntimeConditionDeploymentReady); c == nil || c.Reason != ReasonDeploymentUnavailable {
-		t.Errorf("DeploymentReady after the quota is gone: %+v, want False %s (applied, no pods here)", c, ReasonDeploymentUnavailable)
+	if c := condition(recovered, v1alpha1.AgentRuntimeConditionDeploymentReady); c == nil || c.Reason != v1alpha1.AgentRuntimeReasonDeploymentUnavailable {
+		t.Errorf("DeploymentReady after the quota is gone: %+v, want False %s (applied, no pods here)", c, v1alpha1.AgentRuntimeReasonDeploymentUnavailable)
 	}
 }

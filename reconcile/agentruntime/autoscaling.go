@@ -19,22 +19,6 @@ import (
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=keda.sh,resources=scaledobjects,verbs=get;list;watch;create;patch;delete
 
-// AutoscalingReady reasons (agentruntime.md § runtime.autoscaling): which
-// autoscaling policy is in effect.
-const (
-	// ReasonAutoscalingScaling: True, an HPA or a KEDA ScaledObject scales
-	// the Deployment.
-	ReasonAutoscalingScaling = "Scaling"
-	// ReasonAutoscalingDisabled: True, no autoscaling is asked for (by the
-	// agent or its service group), or the Deployment is held at zero
-	// (CapabilitiesSatisfied False): the Deployment runs static replicas.
-	ReasonAutoscalingDisabled = "Disabled"
-	// ReasonKEDANotInstalled: False, type keda is asked for but the KEDA
-	// CRDs are absent: the Deployment runs static replicas until they are
-	// installed.
-	ReasonKEDANotInstalled = "KEDANotInstalled"
-)
-
 // DefaultServiceGroup is spec.serviceGroup's default.
 const DefaultServiceGroup = "default"
 
@@ -193,16 +177,16 @@ func autoscalingCondition(o autoscalingOutcome, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionAutoscalingReady, Status: metav1.ConditionTrue, ObservedGeneration: gen}
 	switch {
 	case o.applied == autoscalerHPA:
-		c.Reason, c.Message = ReasonAutoscalingScaling, "a HorizontalPodAutoscaler scales the Deployment"
+		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonAutoscalingScaling, "a HorizontalPodAutoscaler scales the Deployment"
 	case o.applied == autoscalerKEDA:
-		c.Reason, c.Message = ReasonAutoscalingScaling, "a KEDA ScaledObject scales the Deployment"
+		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonAutoscalingScaling, "a KEDA ScaledObject scales the Deployment"
 	case o.heldAtZero:
-		c.Reason, c.Message = ReasonAutoscalingDisabled, "the Deployment is held at zero replicas while the runtime's capabilities are not satisfied: no autoscaler applies"
+		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonAutoscalingDisabled, "the Deployment is held at zero replicas while the runtime's capabilities are not satisfied: no autoscaler applies"
 	case o.kedaNotInstalled:
-		c.Status, c.Reason = metav1.ConditionFalse, ReasonKEDANotInstalled
+		c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonKEDANotInstalled
 		c.Message = "autoscaling type keda is requested but the KEDA CRDs are not installed: the Deployment runs static replicas"
 	default:
-		c.Reason, c.Message = ReasonAutoscalingDisabled, "autoscaling is not enabled: the Deployment runs static replicas"
+		c.Reason, c.Message = v1alpha1.AgentRuntimeReasonAutoscalingDisabled, "autoscaling is not enabled: the Deployment runs static replicas"
 	}
 	return c
 }

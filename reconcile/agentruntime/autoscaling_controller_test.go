@@ -100,7 +100,7 @@ func TestReconcileHPA(t *testing.T) {
 	})
 
 	got := reconcileAgent(t, r, key)
-	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingScaling)
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
 	if err := k8s.Get(ctx, key, hpa); err != nil {
 		t.Fatalf("no HPA: %v", err)
@@ -120,7 +120,7 @@ func TestReconcileHPA(t *testing.T) {
 
 	setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: false})
 	got = reconcileAgent(t, r, key)
-	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingDisabled)
+	autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingDisabled)
 	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
 		t.Errorf("HPA after disabling autoscaling: %v, want NotFound", err)
 	}
@@ -196,7 +196,7 @@ func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
 	r, _ := newCountingReconciler(t)
 	key := runnableAgent(t, ns)
 	got := reconcileAgent(t, r, key)
-	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingScaling)
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
 	if err := k8s.Get(ctx, key, hpa); err != nil {
 		t.Fatalf("no HPA from the service group's default: %v", err)
@@ -215,7 +215,7 @@ func TestReconcileWorkspaceDefaultAutoscaling(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = reconcileAgent(t, r, key)
-	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingDisabled)
+	autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingDisabled)
 	if err := k8s.Get(ctx, key, &autoscalingv2.HorizontalPodAutoscaler{}); !apierrors.IsNotFound(err) {
 		t.Errorf("HPA after moving to a group without a default: %v, want NotFound", err)
 	}
@@ -238,7 +238,7 @@ func TestReconcileAutoscalingCappedByQuota(t *testing.T) {
 		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{Autoscaling: autoscalingFrom(t, specHPAExample)}
 	})
 	got := reconcileAgent(t, r, key)
-	autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+	autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingScaling)
 	hpa := &autoscalingv2.HorizontalPodAutoscaler{}
 	if err := k8s.Get(ctx, key, hpa); err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func TestReconcileKEDA(t *testing.T) {
 		}
 		r, writes := newCountingReconciler(t)
 		got := reconcileAgent(t, r, key)
-		autoscalingReady(t, got, metav1.ConditionFalse, ReasonKEDANotInstalled)
+		autoscalingReady(t, got, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonKEDANotInstalled)
 		d := &appsv1.Deployment{}
 		if err := k8s.Get(ctx, key, d); err != nil {
 			t.Fatal(err)
@@ -303,7 +303,7 @@ func TestReconcileKEDA(t *testing.T) {
 			{defaultKey, 1, 100, 30, 300, `sum(omnia_agent_connections_active{agent="support",namespace="ar-as-keda-default"}) or vector(0)`},
 		} {
 			got := reconcileAgent(t, r, tc.key)
-			autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+			autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingScaling)
 			so := workload.NewScaledObject()
 			if err := k8s.Get(ctx, tc.key, so); err != nil {
 				t.Fatalf("no ScaledObject for %s: %v", tc.key, err)
@@ -334,7 +334,7 @@ func TestReconcileKEDA(t *testing.T) {
 		// Switching to hpa deletes the ScaledObject and applies an HPA.
 		setAutoscaling(t, key, &v1alpha1.AgentRuntimeAutoscaling{Enabled: true, Type: "hpa"})
 		got := reconcileAgent(t, r, key)
-		autoscalingReady(t, got, metav1.ConditionTrue, ReasonAutoscalingScaling)
+		autoscalingReady(t, got, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAutoscalingScaling)
 		if err := k8s.Get(ctx, key, workload.NewScaledObject()); !apierrors.IsNotFound(err) {
 			t.Errorf("ScaledObject after switching to hpa: %v, want NotFound", err)
 		}

@@ -35,25 +35,6 @@ import (
 // nothing tells the controller that the report no longer describes the
 // image that would run.
 
-// Reasons of RuntimeCapabilitiesReported and CapabilitiesSatisfied. The spec
-// names none; a False CapabilitiesSatisfied carries the rule's reason
-// (rules.AgentRuntimeReasonRuntimeCapabilitiesMissing).
-const (
-	// ReasonRuntimeCapabilitiesReported (RuntimeCapabilitiesReported=True):
-	// the runtime reported for the current generation.
-	ReasonRuntimeCapabilitiesReported = "CapabilitiesReported"
-	// ReasonAwaitingRuntimeReport (RuntimeCapabilitiesReported=False, and
-	// CapabilitiesSatisfied=Unknown when the spec requires a capability): no
-	// report for the current generation yet.
-	ReasonAwaitingRuntimeReport = "AwaitingRuntimeReport"
-	// ReasonRuntimeCapabilitiesSatisfied (CapabilitiesSatisfied=True): the
-	// report holds every required capability.
-	ReasonRuntimeCapabilitiesSatisfied = "RuntimeCapabilitiesSatisfied"
-	// ReasonNoRuntimeCapabilitiesRequired (CapabilitiesSatisfied=True): the
-	// spec requires none, so any runtime satisfies it, reported or not.
-	ReasonNoRuntimeCapabilitiesRequired = "NoRuntimeCapabilitiesRequired"
-)
-
 // capabilitiesScaleToZero reports whether the Deployment is held at zero
 // replicas: the capabilities rule found a required capability missing from
 // a report made at the current generation (see above).
@@ -80,26 +61,26 @@ func capabilityConditions(ar *v1alpha1.AgentRuntime, findings []rules.Finding) (
 	isReported := rules.AgentRuntimeRuntimeCapabilitiesReported(ar)
 
 	reported = metav1.Condition{Type: v1alpha1.AgentRuntimeConditionRuntimeCapabilitiesReported, ObservedGeneration: gen,
-		Status: metav1.ConditionFalse, Reason: ReasonAwaitingRuntimeReport,
+		Status: metav1.ConditionFalse, Reason: v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport,
 		Message: "the runtime has not reported its capabilities for this generation (status.runtimeCapabilities)"}
 	if isReported {
-		reported.Status, reported.Reason = metav1.ConditionTrue, ReasonRuntimeCapabilitiesReported
+		reported.Status, reported.Reason = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesReported
 		reported.Message = conditions.Truncate("the runtime reported: "+strings.Join(ar.Status.RuntimeCapabilities, ", "), 4096)
 	}
 
 	switch {
 	case len(required) == 0:
 		satisfied = metav1.Condition{Type: v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied, Status: metav1.ConditionTrue,
-			Reason: ReasonNoRuntimeCapabilitiesRequired, Message: "the spec requires no runtime capability", ObservedGeneration: gen}
+			Reason: v1alpha1.AgentRuntimeReasonNoRuntimeCapabilitiesRequired, Message: "the spec requires no runtime capability", ObservedGeneration: gen}
 	case !isReported:
 		satisfied = metav1.Condition{Type: v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied, Status: metav1.ConditionUnknown,
-			Reason: ReasonAwaitingRuntimeReport, ObservedGeneration: gen,
+			Reason: v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, ObservedGeneration: gen,
 			Message: "waiting for the runtime to report; the spec requires " + strings.Join(required, ", ")}
 	default:
 		satisfied = conditions.FromFindings(v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied,
 			byCondition(findings, v1alpha1.AgentRuntimeConditionCapabilitiesSatisfied),
-			ReasonRuntimeCapabilitiesSatisfied, "the runtime advertises every required capability: "+strings.Join(required, ", "),
-			rules.AgentRuntimeReasonRuntimeCapabilitiesMissing, gen)
+			v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesSatisfied, "the runtime advertises every required capability: "+strings.Join(required, ", "),
+			v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesMissing, gen)
 	}
 	return reported, satisfied
 }

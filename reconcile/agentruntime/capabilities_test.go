@@ -29,17 +29,17 @@ func TestCapabilityConditions(t *testing.T) {
 		kept                []string
 	}{
 		{"nothing required, nothing reported", nil,
-			"False/" + ReasonAwaitingRuntimeReport, "True/" + ReasonNoRuntimeCapabilitiesRequired, false, nil},
+			"False/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, "True/" + v1alpha1.AgentRuntimeReasonNoRuntimeCapabilitiesRequired, false, nil},
 		{"nothing required, a report", []func(*v1alpha1.AgentRuntime){report(1, 1, "streaming")},
-			"True/" + ReasonRuntimeCapabilitiesReported, "True/" + ReasonNoRuntimeCapabilitiesRequired, false, []string{"streaming"}},
+			"True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesReported, "True/" + v1alpha1.AgentRuntimeReasonNoRuntimeCapabilitiesRequired, false, []string{"streaming"}},
 		{"duplex before any report: runs, so a pod can report", []func(*v1alpha1.AgentRuntime){duplex, report(1, 1)},
-			"False/" + ReasonAwaitingRuntimeReport, "Unknown/" + ReasonAwaitingRuntimeReport, false, nil},
+			"False/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, "Unknown/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, false, nil},
 		{"duplex, report satisfies", []func(*v1alpha1.AgentRuntime){duplex, report(1, 1, "duplex_audio", "interruption")},
-			"True/" + ReasonRuntimeCapabilitiesReported, "True/" + ReasonRuntimeCapabilitiesSatisfied, false, []string{"duplex_audio", "interruption"}},
+			"True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesReported, "True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesSatisfied, false, []string{"duplex_audio", "interruption"}},
 		{"duplex, report lacks one: zero", []func(*v1alpha1.AgentRuntime){duplex, report(1, 1, "duplex_audio")},
-			"True/" + ReasonRuntimeCapabilitiesReported, "False/" + rules.AgentRuntimeReasonRuntimeCapabilitiesMissing, true, []string{"duplex_audio"}},
+			"True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesReported, "False/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesMissing, true, []string{"duplex_audio"}},
 		{"duplex, lacking report of the previous generation: cleared, runs", []func(*v1alpha1.AgentRuntime){duplex, report(2, 1, "duplex_audio")},
-			"False/" + ReasonAwaitingRuntimeReport, "Unknown/" + ReasonAwaitingRuntimeReport, false, nil},
+			"False/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, "Unknown/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ar := agent(tc.mut...)

@@ -97,8 +97,8 @@ func TestReconcileResolvesAndAppliesOnce(t *testing.T) {
 	if got.Status.Phase != v1alpha1.AgentRuntimePhaseFailed {
 		t.Errorf("phase %q without a PromptPack, want Failed", got.Status.Phase)
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionPromptPackReady); c == nil || c.Reason != rules.AgentRuntimeReasonPromptPackNotFound {
-		t.Errorf("PromptPackReady %+v, want reason %s", c, rules.AgentRuntimeReasonPromptPackNotFound)
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionPromptPackReady); c == nil || c.Reason != v1alpha1.AgentRuntimeReasonPromptPackNotFound {
+		t.Errorf("PromptPackReady %+v, want reason %s", c, v1alpha1.AgentRuntimeReasonPromptPackNotFound)
 	}
 	if err := k8s.Get(ctx, key, &appsv1.Deployment{}); err == nil {
 		t.Errorf("a Deployment was created for an agent without a PromptPack")

@@ -3,7 +3,6 @@ package agentruntime
 import (
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/transitions"
-	"github.com/altairalabs/omnia/rules"
 )
 
 // waitingReasons are the False reasons of an agent that is still coming up:
@@ -14,11 +13,11 @@ import (
 // most of what an agent's start wrote to the API server); a wait that
 // follows True (a replica lost) still warns.
 var waitingReasons = map[string]bool{
-	rules.AgentRuntimeReasonProviderNotReady:       true,
-	rules.AgentRuntimeReasonPromptPackNotValidated: true,
-	ReasonDeploymentNotCreated:                     true,
-	ReasonDeploymentUnavailable:                    true,
-	v1alpha1.AgentRuntimeReasonRoutesPending:       true,
+	v1alpha1.AgentRuntimeReasonProviderNotReady:       true,
+	v1alpha1.AgentRuntimeReasonPromptPackNotValidated: true,
+	v1alpha1.AgentRuntimeReasonDeploymentNotCreated:   true,
+	v1alpha1.AgentRuntimeReasonDeploymentUnavailable:  true,
+	v1alpha1.AgentRuntimeReasonRoutesPending:          true,
 	// An oidc agent's JWKS is fetched in the background after its first
 	// reconcile (externalauth.go).
 	v1alpha1.AgentRuntimeReasonJWKSPending: true,

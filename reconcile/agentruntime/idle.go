@@ -25,10 +25,6 @@ import (
 // ReasonIdleReaped is the Normal event recorded when an idle agent is deleted.
 const ReasonIdleReaped = "IdleReaped"
 
-// ReasonIdleTimeoutValid is IdleTimeoutValid's True reason. The spec names
-// only the False reason (rules.AgentRuntimeReasonInvalidIdleTimeout).
-const ReasonIdleTimeoutValid = "ValidIdleTimeout"
-
 // idleActionDelete is the events.k8s.io action of the IdleReaped event.
 const idleActionDelete = "Delete"
 
@@ -99,8 +95,8 @@ func setIdleTimeoutCondition(conds *[]metav1.Condition, ar *v1alpha1.AgentRuntim
 	}
 	conditions.Set(conds, conditions.FromFindings(v1alpha1.AgentRuntimeConditionIdleTimeoutValid,
 		byCondition(findings, v1alpha1.AgentRuntimeConditionIdleTimeoutValid),
-		ReasonIdleTimeoutValid, fmt.Sprintf("the agent is deleted after %s without use", timeout),
-		rules.AgentRuntimeReasonInvalidIdleTimeout, ar.Generation), now)
+		v1alpha1.AgentRuntimeReasonIdleTimeoutValid, fmt.Sprintf("the agent is deleted after %s without use", timeout),
+		v1alpha1.AgentRuntimeReasonInvalidIdleTimeout, ar.Generation), now)
 }
 
 // idleInputsChanged passes an AgentRuntime update that changes what the

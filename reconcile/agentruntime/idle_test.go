@@ -119,12 +119,12 @@ func TestIdleReaping(t *testing.T) {
 		{name: "used, deadline passed", timeout: "30m", clock: time.Hour, lastUsedAt: ptr.To(-31 * time.Minute), wantReaped: true},
 		{name: "used, exactly at the deadline", timeout: "30m", clock: time.Hour, lastUsedAt: ptr.To(-30 * time.Minute), wantReaped: true},
 		{name: "used, before the deadline: requeued for the time left", timeout: "1h", clock: 2 * time.Hour, lastUsedAt: ptr.To(-20 * time.Minute),
-			wantRequeue: 40 * time.Minute, wantCond: "True " + ReasonIdleTimeoutValid},
-		{name: "never used, before the deadline", timeout: "2h", clock: 0, wantRequeue: 2 * time.Hour, wantCond: "True " + ReasonIdleTimeoutValid},
+			wantRequeue: 40 * time.Minute, wantCond: "True " + v1alpha1.AgentRuntimeReasonIdleTimeoutValid},
+		{name: "never used, before the deadline", timeout: "2h", clock: 0, wantRequeue: 2 * time.Hour, wantCond: "True " + v1alpha1.AgentRuntimeReasonIdleTimeoutValid},
 		{name: "lastUsedAt in the future counts as now", timeout: "1h", clock: 5 * time.Hour, lastUsedAt: ptr.To(10 * time.Hour),
-			wantRequeue: time.Hour, wantCond: "True " + ReasonIdleTimeoutValid},
+			wantRequeue: time.Hour, wantCond: "True " + v1alpha1.AgentRuntimeReasonIdleTimeoutValid},
 		{name: "invalid value: reported, never reaped", timeout: "two hours", clock: 1000 * time.Hour,
-			wantCond: "False " + rules.AgentRuntimeReasonInvalidIdleTimeout},
+			wantCond: "False " + v1alpha1.AgentRuntimeReasonInvalidIdleTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ar := createAgent(t, idleAgent(tc.timeout), fmt.Sprintf("ar-idle-%d", i))
@@ -169,7 +169,7 @@ func TestIdleReaping(t *testing.T) {
 			}
 			if c.Status == metav1.ConditionFalse {
 				g.Eventually(func() []string { return agentEvents(t, key) }, 20*time.Second, 100*time.Millisecond).
-					Should(gomega.ContainElement(corev1.EventTypeWarning + "/" + rules.AgentRuntimeReasonInvalidIdleTimeout))
+					Should(gomega.ContainElement(corev1.EventTypeWarning + "/" + v1alpha1.AgentRuntimeReasonInvalidIdleTimeout))
 			}
 			// A kept agent is a steady state: reconciling it again on the
 			// same clock writes nothing.
@@ -234,8 +234,8 @@ func TestIdleTimeoutConditionFollowsAnnotation(t *testing.T) {
 		want       string
 	}{
 		{nil, "absent"},
-		{ptr.To("-5m"), "False " + rules.AgentRuntimeReasonInvalidIdleTimeout},
-		{ptr.To("5m"), "True " + ReasonIdleTimeoutValid},
+		{ptr.To("-5m"), "False " + v1alpha1.AgentRuntimeReasonInvalidIdleTimeout},
+		{ptr.To("5m"), "True " + v1alpha1.AgentRuntimeReasonIdleTimeoutValid},
 		{nil, "absent"},
 	} {
 		annotate(step.annotation)

@@ -32,5 +32,5 @@ func podChecksCondition(findings []rules.Finding, gen int64) (metav1.Condition, 
 		return metav1.Condition{}, false
 	}
 	return conditions.FromFindings(v1alpha1.AgentRuntimeConditionDeploymentReady, fs, "", "",
-		rules.AgentRuntimeReasonPodSecurityViolation, gen), true
+		v1alpha1.AgentRuntimeReasonPodSecurityViolation, gen), true
 }

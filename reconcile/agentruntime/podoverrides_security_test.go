@@ -259,7 +259,7 @@ func TestReconcileRefusesPodBelowPodSecurity(t *testing.T) {
 
 	t.Run("created with hostPath /", func(t *testing.T) {
 		key := podSecurityAgent(t, "ar-pss-created", nil, withExtraVolumes(hostPathRoot))
-		wantPodRefused(t, reconcileAgent(t, r, key), rules.AgentRuntimeReasonPodSecurityViolation, finding)
+		wantPodRefused(t, reconcileAgent(t, r, key), v1alpha1.AgentRuntimeReasonPodSecurityViolation, finding)
 		if err := k8s.Get(ctx, key, &appsv1.Deployment{}); err == nil {
 			t.Errorf("a Deployment was applied for a pod mounting the node's root")
 		}
@@ -280,7 +280,7 @@ func TestReconcileRefusesPodBelowPodSecurity(t *testing.T) {
 		if err := k8s.Update(ctx, ar); err != nil {
 			t.Fatal(err)
 		}
-		wantPodRefused(t, reconcileAgent(t, r, key), rules.AgentRuntimeReasonPodSecurityViolation, finding)
+		wantPodRefused(t, reconcileAgent(t, r, key), v1alpha1.AgentRuntimeReasonPodSecurityViolation, finding)
 		after := &appsv1.Deployment{}
 		if err := k8s.Get(ctx, key, after); err != nil {
 			t.Fatal(err)
@@ -298,17 +298,17 @@ func TestReconcileRefusesPodBelowPodSecurity(t *testing.T) {
 	nfs := withExtraVolumes(`{"name":"share","nfs":{"server":"nfs.example.com","path":"/exports"}}`)
 	t.Run("nfs where the namespace enforces restricted", func(t *testing.T) {
 		key := podSecurityAgent(t, "ar-pss-ns-restricted", map[string]string{psapi.EnforceLevelLabel: "restricted"}, nfs)
-		wantPodRefused(t, reconcileAgent(t, r, key), rules.AgentRuntimeReasonPodSecurityViolation, finding)
+		wantPodRefused(t, reconcileAgent(t, r, key), v1alpha1.AgentRuntimeReasonPodSecurityViolation, finding)
 	})
 
 	t.Run("nfs under a restricted floor", func(t *testing.T) {
 		key := podSecurityAgent(t, "ar-pss-floor-restricted", map[string]string{psapi.EnforceLevelLabel: "baseline"}, nfs)
 		strict, _ := newCountingReconciler(t)
 		strict.opts.PodSecurity = rules.PodSecuritySettings{Level: "restricted"}
-		wantPodRefused(t, reconcileAgent(t, strict, key), rules.AgentRuntimeReasonPodSecurityViolation, finding)
+		wantPodRefused(t, reconcileAgent(t, strict, key), v1alpha1.AgentRuntimeReasonPodSecurityViolation, finding)
 		// The default floor (baseline) admits nfs: the same agent runs.
 		got := reconcileAgent(t, r, key)
-		if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionDeploymentReady); c == nil || c.Reason == rules.AgentRuntimeReasonPodSecurityViolation {
+		if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionDeploymentReady); c == nil || c.Reason == v1alpha1.AgentRuntimeReasonPodSecurityViolation {
 			t.Errorf("DeploymentReady %+v under the baseline floor", c)
 		}
 		if err := k8s.Get(ctx, key, &appsv1.Deployment{}); err != nil {
@@ -322,7 +322,7 @@ func TestReconcileRefusesPodBelowPodSecurity(t *testing.T) {
 		})
 		listed, _ := newCountingReconciler(t)
 		listed.opts.PodSecurity = rules.PodSecuritySettings{RuntimeClasses: []string{"gvisor"}}
-		wantPodRefused(t, reconcileAgent(t, listed, key), rules.AgentRuntimeReasonRuntimeClassNotAllowed,
+		wantPodRefused(t, reconcileAgent(t, listed, key), v1alpha1.AgentRuntimeReasonRuntimeClassNotAllowed,
 			"[agentruntime/runtime-class-allowed] spec.podOverrides.runtimeClassName")
 		if err := k8s.Get(ctx, key, &appsv1.Deployment{}); err == nil {
 			t.Errorf("a Deployment was applied under an unlisted RuntimeClass")

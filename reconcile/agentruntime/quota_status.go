@@ -28,6 +28,6 @@ func setQuotaStatus(st *v1alpha1.AgentRuntimeStatus, v rules.AgentRuntimeQuotaVe
 		return
 	}
 	conditions.Set(&st.Conditions, metav1.Condition{Type: v1alpha1.AgentRuntimeConditionReady, Status: metav1.ConditionFalse,
-		Reason: rules.AgentRuntimeReasonWorkspaceQuotaExceeded, Message: conditions.Truncate(v.Message, 4096), ObservedGeneration: gen}, now)
+		Reason: v1alpha1.AgentRuntimeReasonWorkspaceQuotaExceeded, Message: conditions.Truncate(v.Message, 4096), ObservedGeneration: gen}, now)
 	st.Phase = v1alpha1.AgentRuntimePhasePending
 }

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
-	"github.com/altairalabs/omnia/rules"
 )
 
 // quotaWorkspace creates the cluster-scoped Workspace name owning namespace
@@ -110,18 +109,18 @@ func TestWorkspaceQuotaAdmitsOldestFirst(t *testing.T) {
 	r, writes := newCountingReconciler(t)
 
 	got := reconcileAgent(t, r, older)
-	if q := quotaCondition(got); q != "True/"+rules.AgentRuntimeReasonQuotaSatisfied {
+	if q := quotaCondition(got); q != "True/"+v1alpha1.AgentRuntimeReasonQuotaSatisfied {
 		t.Errorf("older agent: WithinWorkspaceQuota %s, want True/QuotaSatisfied", q)
 	}
 	if deploymentOf(t, older) == nil {
 		t.Fatal("the older agent, within the quota, has no Deployment")
 	}
 	got = reconcileAgent(t, r, newer)
-	if q := quotaCondition(got); q != "False/"+rules.AgentRuntimeReasonAgentRuntimeQuotaExceeded {
+	if q := quotaCondition(got); q != "False/"+v1alpha1.AgentRuntimeReasonAgentRuntimeQuotaExceeded {
 		t.Errorf("newer agent: WithinWorkspaceQuota %s, want False/AgentRuntimeQuotaExceeded", q)
 	}
 	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionReady); c == nil ||
-		c.Status != metav1.ConditionFalse || c.Reason != rules.AgentRuntimeReasonWorkspaceQuotaExceeded {
+		c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.AgentRuntimeReasonWorkspaceQuotaExceeded {
 		t.Errorf("newer agent: Ready %+v, want False/WorkspaceQuotaExceeded", c)
 	}
 	if got.Status.Phase != v1alpha1.AgentRuntimePhasePending {
@@ -159,13 +158,13 @@ func TestWorkspaceQuotaAdmitsOldestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = reconcileAgent(t, r, newer)
-	if q := quotaCondition(got); q != "True/"+rules.AgentRuntimeReasonQuotaSatisfied {
+	if q := quotaCondition(got); q != "True/"+v1alpha1.AgentRuntimeReasonQuotaSatisfied {
 		t.Errorf("newer agent after the older is deleted: WithinWorkspaceQuota %s, want True/QuotaSatisfied", q)
 	}
 	if deploymentOf(t, newer) == nil {
 		t.Fatal("the newer agent, admitted once the older was deleted, has no Deployment")
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionReady); c != nil && c.Reason == rules.AgentRuntimeReasonWorkspaceQuotaExceeded {
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionReady); c != nil && c.Reason == v1alpha1.AgentRuntimeReasonWorkspaceQuotaExceeded {
 		t.Errorf("admitted agent: Ready still %s", c.Reason)
 	}
 
@@ -178,11 +177,11 @@ func TestWorkspaceQuotaAdmitsOldestFirst(t *testing.T) {
 		t.Fatal("the third agent, within a quota of 2, has no Deployment")
 	}
 	setAgentQuota(t, ws, &v1alpha1.WorkspaceAgentQuota{MaxAgentRuntimes: ptr.To[int32](1)})
-	if q := quotaCondition(reconcileAgent(t, r, newer)); q != "True/"+rules.AgentRuntimeReasonQuotaSatisfied {
+	if q := quotaCondition(reconcileAgent(t, r, newer)); q != "True/"+v1alpha1.AgentRuntimeReasonQuotaSatisfied {
 		t.Errorf("first running agent after lowering the quota: %s, want True/QuotaSatisfied", q)
 	}
 	got = reconcileAgent(t, r, third)
-	if q := quotaCondition(got); q != "True/"+rules.AgentRuntimeReasonRunningOverAgentRuntimeQuota {
+	if q := quotaCondition(got); q != "True/"+v1alpha1.AgentRuntimeReasonRunningOverAgentRuntimeQuota {
 		t.Errorf("second running agent after lowering the quota: %s, want True/RunningOverAgentRuntimeQuota", q)
 	}
 	if deploymentOf(t, third) == nil {
@@ -212,7 +211,7 @@ func TestWorkspaceQuotaClampsReplicas(t *testing.T) {
 	r, writes := newCountingReconciler(t)
 
 	got := reconcileAgent(t, r, key)
-	if q := quotaCondition(got); q != "False/"+rules.AgentRuntimeReasonReplicasClamped {
+	if q := quotaCondition(got); q != "False/"+v1alpha1.AgentRuntimeReasonReplicasClamped {
 		t.Errorf("WithinWorkspaceQuota %s, want False/ReplicasClamped", q)
 	}
 	d := deploymentOf(t, key)
@@ -225,7 +224,7 @@ func TestWorkspaceQuotaClampsReplicas(t *testing.T) {
 	if got.Status.Replicas == nil || got.Status.Replicas.Desired != 2 {
 		t.Errorf("status.replicas %+v, want desired 2", got.Status.Replicas)
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionReady); c == nil || c.Reason == rules.AgentRuntimeReasonWorkspaceQuotaExceeded {
+	if c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionReady); c == nil || c.Reason == v1alpha1.AgentRuntimeReasonWorkspaceQuotaExceeded {
 		t.Errorf("Ready %+v: a clamped agent is admitted", c)
 	}
 
@@ -262,8 +261,8 @@ func TestWorkspaceQuotaWatches(t *testing.T) {
 		}
 		return out
 	}
-	exceeded := "False/" + rules.AgentRuntimeReasonAgentRuntimeQuotaExceeded
-	ok := "True/" + rules.AgentRuntimeReasonQuotaSatisfied
+	exceeded := "False/" + v1alpha1.AgentRuntimeReasonAgentRuntimeQuotaExceeded
+	ok := "True/" + v1alpha1.AgentRuntimeReasonQuotaSatisfied
 	g.Eventually(states, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal([]string{
 		"a-first " + ok, "b-second " + exceeded, "c-third " + exceeded}))
 

@@ -21,13 +21,6 @@ import (
 // another apply). The decisions are rules/ findings; this file only wires
 // the lookups into Resolved and the findings into conditions.
 
-// True reasons of the conditions this file sets (the spec names only the
-// False ones).
-const (
-	ReasonVolumeClaimsFound  = "PersistentVolumeClaimsFound"
-	ReasonA2AClientsResolved = "A2AClientsResolved"
-)
-
 // resolveReferences fills in the ToolRegistry and the A2A clients: the
 // registry only when it exists in the agent's namespace (otherwise the pod
 // gets no tool registry), the clients that resolved, and every client's
@@ -73,8 +66,8 @@ func setReferenceStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRunti
 	gen := ar.Generation
 	set := func(c metav1.Condition) { conditions.Set(&st.Conditions, c, in.now) }
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionVolumes,
-		byCondition(in.findings, v1alpha1.AgentRuntimeConditionVolumes), ReasonVolumeClaimsFound,
-		"every PersistentVolumeClaim the pod mounts exists", rules.AgentRuntimeReasonPersistentVolumeClaimNotFound, gen))
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionVolumes), v1alpha1.AgentRuntimeReasonVolumeClaimsFound,
+		"every PersistentVolumeClaim the pod mounts exists", v1alpha1.AgentRuntimeReasonPersistentVolumeClaimNotFound, gen))
 
 	if len(in.a2aClients) == 0 {
 		meta.RemoveStatusCondition(&st.Conditions, v1alpha1.AgentRuntimeConditionA2AClientsResolved)
@@ -90,7 +83,7 @@ func setReferenceStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRunti
 	// the cross-namespace reason is the spec's more specific one, first.
 	findings := byCondition(in.findings, v1alpha1.AgentRuntimeConditionA2AClientsResolved)
 	slices.SortStableFunc(findings, func(a, b rules.Finding) int {
-		ca, cb := a.Reason == rules.AgentRuntimeReasonCrossNamespaceRef, b.Reason == rules.AgentRuntimeReasonCrossNamespaceRef
+		ca, cb := a.Reason == v1alpha1.AgentRuntimeReasonCrossNamespaceRef, b.Reason == v1alpha1.AgentRuntimeReasonCrossNamespaceRef
 		switch {
 		case ca && !cb:
 			return -1
@@ -99,8 +92,8 @@ func setReferenceStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.AgentRunti
 		}
 		return 0
 	})
-	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionA2AClientsResolved, findings, ReasonA2AClientsResolved,
-		"every A2A client resolved", rules.AgentRuntimeReasonUnresolved, gen))
+	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionA2AClientsResolved, findings, v1alpha1.AgentRuntimeReasonA2AClientsResolved,
+		"every A2A client resolved", v1alpha1.AgentRuntimeReasonUnresolved, gen))
 	clients := make([]v1alpha1.AgentRuntimeA2AClientStatus, 0, len(in.a2aClients))
 	for _, c := range in.a2aClients {
 		clients = append(clients, v1alpha1.AgentRuntimeA2AClientStatus{Name: c.Name, ResolvedURL: c.URL, Ready: c.Resolved(), Error: c.Error})

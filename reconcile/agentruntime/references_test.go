@@ -128,7 +128,7 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 		}
 	}
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionProviderReady), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending False " + rules.AgentRuntimeReasonProviderNotReady))
+		Should(gomega.Equal("Pending False " + v1alpha1.AgentRuntimeReasonProviderNotReady))
 	if d := deploymentOf(t, key); d != nil {
 		t.Errorf("a Deployment was created while the Provider is not Ready")
 	}
@@ -137,11 +137,11 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 	g.Eventually(func() bool { return deploymentOf(t, key) != nil }, 30*time.Second, 100*time.Millisecond).Should(gomega.BeTrue(),
 		"the Provider turning Ready did not re-reconcile the agent into a Deployment")
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionProviderReady), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending True " + ReasonProvidersReady))
+		Should(gomega.Equal("Pending True " + v1alpha1.AgentRuntimeReasonProvidersReady))
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionToolRegistryReady), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending False " + rules.AgentRuntimeReasonToolRegistryNotFound))
+		Should(gomega.Equal("Pending False " + v1alpha1.AgentRuntimeReasonToolRegistryNotFound))
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionVolumes), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending False " + rules.AgentRuntimeReasonPersistentVolumeClaimNotFound))
+		Should(gomega.Equal("Pending False " + v1alpha1.AgentRuntimeReasonPersistentVolumeClaimNotFound))
 
 	reg := &v1alpha1.ToolRegistry{ObjectMeta: metav1.ObjectMeta{Name: "tools", Namespace: ns}, Spec: v1alpha1.ToolRegistrySpec{
 		Handlers: []v1alpha1.ToolRegistryHandler{{Name: "geo", Type: "client", Tool: &v1alpha1.ToolRegistryToolDefinition{
@@ -150,7 +150,7 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionToolRegistryReady), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending True " + ReasonToolRegistryFound))
+		Should(gomega.Equal("Pending True " + v1alpha1.AgentRuntimeReasonToolRegistryFound))
 
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: ns}, Spec: corev1.PersistentVolumeClaimSpec{
 		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
@@ -159,12 +159,12 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionVolumes), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending True " + ReasonVolumeClaimsFound))
+		Should(gomega.Equal("Pending True " + v1alpha1.AgentRuntimeReasonVolumeClaimsFound))
 
 	// The A2A target appearing re-reconciles its caller (the target's
 	// own reconciles do not count: it references nothing).
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionA2AClientsResolved), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending False " + rules.AgentRuntimeReasonUnresolved))
+		Should(gomega.Equal("Pending False " + v1alpha1.AgentRuntimeReasonUnresolved))
 	peer := agent(func(a *v1alpha1.AgentRuntime) {
 		a.Name, a.Namespace, a.UID = "peer", ns, ""
 		a.Spec.Facades = []v1alpha1.AgentRuntimeFacade{{Type: v1alpha1.AgentRuntimeFacadeTypeA2A}}
@@ -173,7 +173,7 @@ func TestProviderReadinessGatesTheAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Eventually(state(v1alpha1.AgentRuntimeConditionA2AClientsResolved), 30*time.Second, 100*time.Millisecond).
-		Should(gomega.Equal("Pending True " + ReasonA2AClientsResolved))
+		Should(gomega.Equal("Pending True " + v1alpha1.AgentRuntimeReasonA2AClientsResolved))
 }
 
 // TestPromptPackValidity: the pack the ref selects decides. Not validated
@@ -194,7 +194,7 @@ func TestPromptPackValidity(t *testing.T) {
 	if got.Status.Phase != v1alpha1.AgentRuntimePhasePending {
 		t.Errorf("phase %q with the selected pack not validated, want Pending", got.Status.Phase)
 	}
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionFalse, rules.AgentRuntimeReasonPromptPackNotValidated)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonPromptPackNotValidated)
 	if deploymentOf(t, key) != nil {
 		t.Errorf("a Deployment was created for a pack not validated yet")
 	}
@@ -204,7 +204,7 @@ func TestPromptPackValidity(t *testing.T) {
 	if got.Status.Phase != v1alpha1.AgentRuntimePhaseFailed {
 		t.Errorf("phase %q with an Invalid pack, want Failed", got.Status.Phase)
 	}
-	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionFalse, rules.AgentRuntimeReasonPromptPackInvalid); c != nil &&
+	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonPromptPackInvalid); c != nil &&
 		!strings.Contains(c.Message, "agentruntime/promptpack-valid") {
 		t.Errorf("PromptPackReady message %q does not name the rule", c.Message)
 	}
@@ -217,7 +217,7 @@ func TestPromptPackValidity(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = reconcileAgent(t, r, key)
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionTrue, ReasonPromptPackResolved)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionPromptPackReady, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonPromptPackResolved)
 	if got.Status.ActiveVersion != "1.9.0" || deploymentOf(t, key) == nil {
 		t.Errorf("pinned to the valid 1.9.0: activeVersion %q, Deployment created %v", got.Status.ActiveVersion, deploymentOf(t, key) != nil)
 	}
@@ -243,7 +243,7 @@ func TestProviderNotReadyIsPendingNotFailed(t *testing.T) {
 	if got.Status.Phase != v1alpha1.AgentRuntimePhasePending {
 		t.Errorf("phase %q with an Unavailable Provider, want Pending", got.Status.Phase)
 	}
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionProviderReady, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotReady)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionProviderReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonProviderNotReady)
 
 	got.Spec.Providers = append(got.Spec.Providers, v1alpha1.AgentRuntimeProvider{Name: "judge", ProviderRef: v1alpha1.NamespacedObjectReference{Name: "missing"}})
 	if err := k8s.Update(ctx, got); err != nil {
@@ -253,7 +253,7 @@ func TestProviderNotReadyIsPendingNotFailed(t *testing.T) {
 	if got.Status.Phase != v1alpha1.AgentRuntimePhaseFailed {
 		t.Errorf("phase %q with one Provider missing and one not Ready, want Failed", got.Status.Phase)
 	}
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionProviderReady, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotFound)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionProviderReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonProviderNotFound)
 }
 
 // TestMissingToolRegistryAndClaim: a missing ToolRegistry sets
@@ -272,8 +272,8 @@ func TestMissingToolRegistryAndClaim(t *testing.T) {
 	key := client.ObjectKeyFromObject(ar)
 	r, _ := newCountingReconciler(t)
 	got := reconcileAgent(t, r, key)
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionToolRegistryReady, metav1.ConditionFalse, rules.AgentRuntimeReasonToolRegistryNotFound)
-	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionVolumes, metav1.ConditionFalse, rules.AgentRuntimeReasonPersistentVolumeClaimNotFound); c != nil &&
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionToolRegistryReady, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonToolRegistryNotFound)
+	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionVolumes, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonPersistentVolumeClaimNotFound); c != nil &&
 		!strings.Contains(c.Message, "agent-data") {
 		t.Errorf("Volumes message %q does not name the missing claim", c.Message)
 	}
@@ -299,8 +299,8 @@ func TestMissingToolRegistryAndClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = reconcileAgent(t, r, key)
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionToolRegistryReady, metav1.ConditionTrue, ReasonToolRegistryFound)
-	wantCondition(t, got, v1alpha1.AgentRuntimeConditionVolumes, metav1.ConditionTrue, ReasonVolumeClaimsFound)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionToolRegistryReady, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonToolRegistryFound)
+	wantCondition(t, got, v1alpha1.AgentRuntimeConditionVolumes, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonVolumeClaimsFound)
 	d = deploymentOf(t, key)
 	if e := env(container(t, &d.Spec.Template.Spec, workload.ContainerRuntime), workload.EnvToolRegistryName); e == nil || e.Value != "tools" {
 		t.Errorf("the runtime's %s = %+v once the ToolRegistry exists, want tools", workload.EnvToolRegistryName, e)
@@ -336,7 +336,7 @@ func TestA2AClientResolution(t *testing.T) {
 	}
 	r, _ := newCountingReconciler(t)
 	got := reconcileAgent(t, r, key)
-	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionA2AClientsResolved, metav1.ConditionFalse, rules.AgentRuntimeReasonUnresolved); c != nil &&
+	if c := wantCondition(t, got, v1alpha1.AgentRuntimeConditionA2AClientsResolved, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonUnresolved); c != nil &&
 		(!strings.Contains(c.Message, "ws") || !strings.Contains(c.Message, "gone")) {
 		t.Errorf("A2AClientsResolved message %q does not name the unresolved clients", c.Message)
 	}
@@ -412,14 +412,14 @@ func TestClaimListMatchesThePod(t *testing.T) {
 func TestFailedReasonWinsThePhase(t *testing.T) {
 	ar := agent()
 	in := statusInput{frameworkImageOK: true, findings: []rules.Finding{
-		{RuleID: "agentruntime/provider-capabilities", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: rules.AgentRuntimeReasonCapabilityMismatch, Message: "m"},
-		{RuleID: "agentruntime/provider-exists", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: rules.AgentRuntimeReasonProviderNotFound, Message: "m"},
+		{RuleID: "agentruntime/provider-capabilities", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: v1alpha1.AgentRuntimeReasonCapabilityMismatch, Message: "m"},
+		{RuleID: "agentruntime/provider-exists", Condition: v1alpha1.AgentRuntimeConditionProviderReady, Reason: v1alpha1.AgentRuntimeReasonProviderNotFound, Message: "m"},
 	}}
 	st := computeStatus(ar, in)
 	if st.Phase != v1alpha1.AgentRuntimePhaseFailed {
 		t.Errorf("phase %q, want Failed", st.Phase)
 	}
-	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.AgentRuntimeConditionProviderReady); c == nil || c.Reason != rules.AgentRuntimeReasonProviderNotFound {
-		t.Errorf("ProviderReady %+v, want reason %s", c, rules.AgentRuntimeReasonProviderNotFound)
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.AgentRuntimeConditionProviderReady); c == nil || c.Reason != v1alpha1.AgentRuntimeReasonProviderNotFound {
+		t.Errorf("ProviderReady %+v, want reason %s", c, v1alpha1.AgentRuntimeReasonProviderNotFound)
 	}
 }

@@ -44,25 +44,6 @@ const (
 	TrafficModeExternal        v1alpha1.AgentRuntimeTrafficRoutingMode = "external"
 )
 
-// TrafficRouting reasons. The spec names none; each is documented here.
-const (
-	// ReasonMeshRouting: the operator-owned VirtualService delivers the weight.
-	ReasonMeshRouting = "MeshRouting"
-	// ReasonExternalRouting: the named routes of the user's VirtualService
-	// deliver the weight.
-	ReasonExternalRouting = "ExternalRouting"
-	// ReasonReplicaWeighted: replicaWeighted was asked for (or resolved
-	// from an unset mode without a mesh); the weight is the replica ratio.
-	ReasonReplicaWeighted = "ReplicaWeighted"
-	// ReasonMeshNotInstalled (False): mesh or external was asked for but
-	// Istio's VirtualService kind is not served; degraded to replicaWeighted.
-	ReasonMeshNotInstalled = "MeshNotInstalled"
-	// ReasonExternalObjectNotFound (False): mode external names a
-	// VirtualService, DestinationRule or route that does not exist;
-	// degraded to replicaWeighted.
-	ReasonExternalObjectNotFound = "ExternalObjectNotFound"
-)
-
 // trafficOutcome is what routeTraffic did.
 type trafficOutcome struct {
 	// Mode is the mode actually in use (status.rollout.trafficRoutingMode).
@@ -100,25 +81,25 @@ func requestedTrafficMode(ar *v1alpha1.AgentRuntime) v1alpha1.AgentRuntimeTraffi
 // resolveTrafficMode resolves the requested mode against whether Istio's
 // VirtualService kind is served (pure): unset => mesh when served, else
 // replicaWeighted; mesh or external without Istio => replicaWeighted,
-// degraded with ReasonMeshNotInstalled; external without an istio block =>
-// replicaWeighted, degraded with ReasonExternalObjectNotFound.
+// degraded with v1alpha1.AgentRuntimeReasonMeshNotInstalled; external without an istio block =>
+// replicaWeighted, degraded with v1alpha1.AgentRuntimeReasonExternalObjectNotFound.
 func resolveTrafficMode(requested v1alpha1.AgentRuntimeTrafficRoutingMode, istio bool, tr *v1alpha1.AgentRuntimeRolloutTrafficRouting) trafficOutcome {
 	out := trafficOutcome{Requested: requested}
 	switch {
 	case requested == "" && istio:
-		out.Mode, out.Reason = TrafficModeMesh, ReasonMeshRouting
+		out.Mode, out.Reason = TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting
 	case requested == "" || requested == TrafficModeReplicaWeighted:
-		out.Mode, out.Reason = TrafficModeReplicaWeighted, ReasonReplicaWeighted
+		out.Mode, out.Reason = TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonReplicaWeighted
 	case !istio:
-		out.Mode, out.Reason = TrafficModeReplicaWeighted, ReasonMeshNotInstalled
+		out.Mode, out.Reason = TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonMeshNotInstalled
 		out.Degraded = fmt.Sprintf("trafficRouting mode %s needs Istio, but the VirtualService kind (networking.istio.io) is not served", requested)
 	case requested == TrafficModeExternal && (tr == nil || tr.Istio == nil):
-		out.Mode, out.Reason = TrafficModeReplicaWeighted, ReasonExternalObjectNotFound
+		out.Mode, out.Reason = TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonExternalObjectNotFound
 		out.Degraded = "trafficRouting mode external names no VirtualService: set trafficRouting.istio"
 	case requested == TrafficModeExternal:
-		out.Mode, out.Reason = TrafficModeExternal, ReasonExternalRouting
+		out.Mode, out.Reason = TrafficModeExternal, v1alpha1.AgentRuntimeReasonExternalRouting
 	default:
-		out.Mode, out.Reason = TrafficModeMesh, ReasonMeshRouting
+		out.Mode, out.Reason = TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting
 	}
 	out.Enforced = out.Mode != TrafficModeReplicaWeighted
 	return out
@@ -154,7 +135,7 @@ func (r *Reconciler) routeTraffic(ctx context.Context, ar *v1alpha1.AgentRuntime
 			return out, r.istio.forgetOnNoMatch(err)
 		}
 		if missing != "" {
-			return out.degrade(ReasonExternalObjectNotFound, missing+": the weight is approximated by the replica ratio"), nil
+			return out.degrade(v1alpha1.AgentRuntimeReasonExternalObjectNotFound, missing+": the weight is approximated by the replica ratio"), nil
 		}
 		out.Weight = weight
 	}
@@ -297,7 +278,7 @@ func setTrafficRoutingStatus(st *v1alpha1.AgentRuntimeStatus, ar *v1alpha1.Agent
 func trafficRoutingCondition(o trafficOutcome, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionTrafficRouting, Status: metav1.ConditionTrue, Reason: o.Reason, ObservedGeneration: gen}
 	if c.Reason == "" {
-		c.Reason = ReasonReplicaWeighted
+		c.Reason = v1alpha1.AgentRuntimeReasonReplicaWeighted
 	}
 	switch {
 	case o.Degraded != "":

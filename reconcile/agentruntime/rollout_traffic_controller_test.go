@@ -47,9 +47,9 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 			status metav1.ConditionStatus
 			reason string
 		}{
-			{meshAgent, metav1.ConditionFalse, ReasonMeshNotInstalled},
-			{extAgent, metav1.ConditionFalse, ReasonMeshNotInstalled},
-			{unsetAgent, metav1.ConditionTrue, ReasonReplicaWeighted},
+			{meshAgent, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonMeshNotInstalled},
+			{extAgent, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonMeshNotInstalled},
+			{unsetAgent, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonReplicaWeighted},
 		} {
 			out, err := r.routeTraffic(ctx, tc.ar, 30, &statusInput{})
 			if err != nil {
@@ -79,8 +79,8 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		r, _ := newCountingReconciler(t)
 		got := reconcileAgent(t, r, key)
 		c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != ReasonMeshNotInstalled || c.ObservedGeneration != got.Generation {
-			t.Fatalf("TrafficRouting %+v, want False %s", c, ReasonMeshNotInstalled)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.AgentRuntimeReasonMeshNotInstalled || c.ObservedGeneration != got.Generation {
+			t.Fatalf("TrafficRouting %+v, want False %s", c, v1alpha1.AgentRuntimeReasonMeshNotInstalled)
 		}
 		if ro := got.Status.Rollout; ro == nil || ro.TrafficRoutingMode != TrafficModeReplicaWeighted || ro.TrafficWeightEnforced == nil || *ro.TrafficWeightEnforced {
 			t.Errorf("status.rollout %+v, want replicaWeighted, not enforced", ro)
@@ -143,7 +143,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Mode != TrafficModeReplicaWeighted || out.Reason != ReasonExternalObjectNotFound {
+		if out.Mode != TrafficModeReplicaWeighted || out.Reason != v1alpha1.AgentRuntimeReasonExternalObjectNotFound {
 			t.Errorf("without the user's objects: %+v", out)
 		}
 		vs := userVirtualService()
@@ -164,7 +164,7 @@ func TestRouteTrafficOnTheAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Mode != TrafficModeExternal || !out.Enforced || out.Reason != ReasonExternalRouting {
+		if out.Mode != TrafficModeExternal || !out.Enforced || out.Reason != v1alpha1.AgentRuntimeReasonExternalRouting {
 			t.Errorf("outcome %+v", out)
 		}
 		live := getRouting(t, workload.NewVirtualService(), extAgent.Namespace, "vs")

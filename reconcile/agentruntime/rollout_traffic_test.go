@@ -36,16 +36,16 @@ func TestResolveTrafficMode(t *testing.T) {
 		enforced   bool
 		isDegraded bool
 	}{
-		{"unset with the mesh", nil, true, "", TrafficModeMesh, ReasonMeshRouting, true, false},
-		{"unset without the mesh", nil, false, "", TrafficModeReplicaWeighted, ReasonReplicaWeighted, false, false},
-		{"empty block with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{}, true, "", TrafficModeMesh, ReasonMeshRouting, true, false},
-		{"replicaWeighted with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeReplicaWeighted}, true, TrafficModeReplicaWeighted, TrafficModeReplicaWeighted, ReasonReplicaWeighted, false, false},
-		{"mesh with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh}, true, TrafficModeMesh, TrafficModeMesh, ReasonMeshRouting, true, false},
-		{"mesh without the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh}, false, TrafficModeMesh, TrafficModeReplicaWeighted, ReasonMeshNotInstalled, false, true},
-		{"istio without mode", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}, true, TrafficModeExternal, TrafficModeExternal, ReasonExternalRouting, true, false},
-		{"istio without mode, no mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}, false, TrafficModeExternal, TrafficModeReplicaWeighted, ReasonMeshNotInstalled, false, true},
-		{"external without istio block", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeExternal}, true, TrafficModeExternal, TrafficModeReplicaWeighted, ReasonExternalObjectNotFound, false, true},
-		{"mesh mode with an istio block", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh, Istio: externalIstio}, true, TrafficModeMesh, TrafficModeMesh, ReasonMeshRouting, true, false},
+		{"unset with the mesh", nil, true, "", TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting, true, false},
+		{"unset without the mesh", nil, false, "", TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonReplicaWeighted, false, false},
+		{"empty block with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{}, true, "", TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting, true, false},
+		{"replicaWeighted with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeReplicaWeighted}, true, TrafficModeReplicaWeighted, TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonReplicaWeighted, false, false},
+		{"mesh with the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh}, true, TrafficModeMesh, TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting, true, false},
+		{"mesh without the mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh}, false, TrafficModeMesh, TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonMeshNotInstalled, false, true},
+		{"istio without mode", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}, true, TrafficModeExternal, TrafficModeExternal, v1alpha1.AgentRuntimeReasonExternalRouting, true, false},
+		{"istio without mode, no mesh", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}, false, TrafficModeExternal, TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonMeshNotInstalled, false, true},
+		{"external without istio block", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeExternal}, true, TrafficModeExternal, TrafficModeReplicaWeighted, v1alpha1.AgentRuntimeReasonExternalObjectNotFound, false, true},
+		{"mesh mode with an istio block", &v1alpha1.AgentRuntimeRolloutTrafficRouting{Mode: TrafficModeMesh, Istio: externalIstio}, true, TrafficModeMesh, TrafficModeMesh, v1alpha1.AgentRuntimeReasonMeshRouting, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ar := agent(withRouting(tc.tr))
@@ -89,12 +89,12 @@ func TestTrafficRoutingCondition(t *testing.T) {
 		status metav1.ConditionStatus
 		reason string
 	}{
-		{"mesh", resolveTrafficMode("", true, nil), metav1.ConditionTrue, ReasonMeshRouting},
-		{"replicaWeighted", resolveTrafficMode("", false, nil), metav1.ConditionTrue, ReasonReplicaWeighted},
-		{"external", resolveTrafficMode(TrafficModeExternal, true, &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}), metav1.ConditionTrue, ReasonExternalRouting},
-		{"mesh degraded", resolveTrafficMode(TrafficModeMesh, false, nil), metav1.ConditionFalse, ReasonMeshNotInstalled},
+		{"mesh", resolveTrafficMode("", true, nil), metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonMeshRouting},
+		{"replicaWeighted", resolveTrafficMode("", false, nil), metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonReplicaWeighted},
+		{"external", resolveTrafficMode(TrafficModeExternal, true, &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}), metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonExternalRouting},
+		{"mesh degraded", resolveTrafficMode(TrafficModeMesh, false, nil), metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonMeshNotInstalled},
 		{"external objects missing", resolveTrafficMode(TrafficModeExternal, true, &v1alpha1.AgentRuntimeRolloutTrafficRouting{Istio: externalIstio}).
-			degrade(ReasonExternalObjectNotFound, "VirtualService \"vs\" not found"), metav1.ConditionFalse, ReasonExternalObjectNotFound},
+			degrade(v1alpha1.AgentRuntimeReasonExternalObjectNotFound, "VirtualService \"vs\" not found"), metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonExternalObjectNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := trafficRoutingCondition(tc.out, 4)
@@ -114,7 +114,7 @@ func TestSetTrafficRoutingStatus(t *testing.T) {
 	if st.Rollout.TrafficRoutingMode != TrafficModeReplicaWeighted || st.Rollout.TrafficWeightEnforced == nil || *st.Rollout.TrafficWeightEnforced {
 		t.Errorf("status.rollout %+v", st.Rollout)
 	}
-	if len(st.Conditions) != 1 || st.Conditions[0].Reason != ReasonMeshNotInstalled {
+	if len(st.Conditions) != 1 || st.Conditions[0].Reason != v1alpha1.AgentRuntimeReasonMeshNotInstalled {
 		t.Errorf("conditions %+v", st.Conditions)
 	}
 	setTrafficRoutingStatus(st, ar, nil, now)

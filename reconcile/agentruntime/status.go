@@ -14,35 +14,16 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// Condition reasons the status sets where the rules carry none. The spec
-// (agentruntime.md#conditions) names the False reasons of the resolution
-// conditions; it names no True reasons, so each True reason is the
-// condition's plain success.
-const (
-	ReasonPromptPackResolved     = "PromptPackResolved"
-	ReasonProvidersReady         = "ProvidersReady"
-	ReasonToolRegistryFound      = "ToolRegistryFound"
-	ReasonNoToolRegistry         = "NoToolRegistry"
-	ReasonFrameworkImageResolved = "FrameworkImageResolved"
-	ReasonDeploymentAvailable    = "DeploymentAvailable"
-	ReasonDeploymentUnavailable  = "DeploymentUnavailable"
-	ReasonDeploymentNotCreated   = "DeploymentNotCreated"
-	ReasonServiceCreated         = "ServiceCreated"
-	ReasonServiceNotCreated      = "ServiceNotCreated"
-	ReasonReservedEnvClean       = "ReservedEnvClean"
-	ReasonAgentReady             = "ReplicaReady"
-)
-
 // failedReasons are the False reasons that make the phase Failed
 // (agentruntime.md#phase: a configuration error that will not resolve on
 // its own). Every other False resolution reason holds the agent Pending.
 var failedReasons = map[string]bool{
-	rules.AgentRuntimeReasonPromptPackNotFound:     true,
-	rules.AgentRuntimeReasonPromptPackInvalid:      true,
-	rules.AgentRuntimeReasonInvalidPromptPackRef:   true,
-	rules.AgentRuntimeReasonPromptPackNameConflict: true,
-	rules.AgentRuntimeReasonProviderNotFound:       true,
-	rules.AgentRuntimeReasonRoleMismatch:           true,
+	v1alpha1.AgentRuntimeReasonPromptPackNotFound:     true,
+	v1alpha1.AgentRuntimeReasonPromptPackInvalid:      true,
+	v1alpha1.AgentRuntimeReasonInvalidPromptPackRef:   true,
+	v1alpha1.AgentRuntimeReasonPromptPackNameConflict: true,
+	v1alpha1.AgentRuntimeReasonProviderNotFound:       true,
+	v1alpha1.AgentRuntimeReasonRoleMismatch:           true,
 }
 
 // statusInput is everything the status is computed from besides the agent.
@@ -120,20 +101,20 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionPromptPackReady,
 		failedFirst(byCondition(in.findings, v1alpha1.AgentRuntimeConditionPromptPackReady)),
-		ReasonPromptPackResolved, "the PromptPack resolved and is valid", rules.AgentRuntimeReasonPromptPackNotFound, gen))
+		v1alpha1.AgentRuntimeReasonPromptPackResolved, "the PromptPack resolved and is valid", v1alpha1.AgentRuntimeReasonPromptPackNotFound, gen))
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionProviderReady,
 		failedFirst(byCondition(in.findings, v1alpha1.AgentRuntimeConditionProviderReady)),
-		ReasonProvidersReady, "every referenced Provider exists, is Ready and matches its role and capabilities", rules.AgentRuntimeReasonProviderNotFound, gen))
-	trOK, trMsg := ReasonToolRegistryFound, "the ToolRegistry exists in the agent's namespace"
+		v1alpha1.AgentRuntimeReasonProvidersReady, "every referenced Provider exists, is Ready and matches its role and capabilities", v1alpha1.AgentRuntimeReasonProviderNotFound, gen))
+	trOK, trMsg := v1alpha1.AgentRuntimeReasonToolRegistryFound, "the ToolRegistry exists in the agent's namespace"
 	if ar.Spec.ToolRegistryRef == nil {
-		trOK, trMsg = ReasonNoToolRegistry, "no toolRegistryRef: the agent runs without tools"
+		trOK, trMsg = v1alpha1.AgentRuntimeReasonNoToolRegistry, "no toolRegistryRef: the agent runs without tools"
 	}
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionToolRegistryReady,
-		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, rules.AgentRuntimeReasonToolRegistryNotFound, gen))
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, v1alpha1.AgentRuntimeReasonToolRegistryNotFound, gen))
 	fw := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionFrameworkReady, Status: metav1.ConditionTrue,
-		Reason: ReasonFrameworkImageResolved, Message: "a runtime image resolved for framework.type", ObservedGeneration: gen}
+		Reason: v1alpha1.AgentRuntimeReasonFrameworkImageResolved, Message: "a runtime image resolved for framework.type", ObservedGeneration: gen}
 	if !in.frameworkImageOK {
-		fw.Status, fw.Reason = metav1.ConditionFalse, rules.AgentRuntimeReasonFrameworkImageUnavailable
+		fw.Status, fw.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonFrameworkImageUnavailable
 		fw.Message = "no framework.image, no --framework-image entry for the type, and only promptkit has a built-in image"
 	}
 	set(fw)
@@ -145,9 +126,9 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		set(deploymentCondition(in.deployment, gen))
 	}
 	svc := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionServiceReady, Status: metav1.ConditionTrue,
-		Reason: ReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
+		Reason: v1alpha1.AgentRuntimeReasonServiceCreated, Message: "the Service is applied", ObservedGeneration: gen}
 	if !in.serviceApplied {
-		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, ReasonServiceNotCreated, "the Service is not applied"
+		svc.Status, svc.Reason, svc.Message = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonServiceNotCreated, "the Service is not applied"
 	}
 	set(svc)
 	if in.autoscaling != nil {
@@ -168,7 +149,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 		v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady,
 		v1alpha1.AgentRuntimeConditionFrameworkReady, v1alpha1.AgentRuntimeConditionDeploymentReady,
 		v1alpha1.AgentRuntimeConditionServiceReady,
-	}, ReasonAgentReady, "at least one replica is ready", gen))
+	}, v1alpha1.AgentRuntimeReasonAgentReady, "at least one replica is ready", gen))
 
 	st.Phase = phaseOf(st.Conditions, in.deployment)
 	setQuotaStatus(&st, in.quota, gen, in.now)
@@ -208,7 +189,7 @@ var conditionTypes = []string{
 // naming every dropped key.
 func reservedEnvCondition(dropped []workload.DroppedEnv, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionReservedEnvClean, Status: metav1.ConditionTrue,
-		Reason: ReasonReservedEnvClean, Message: "no extraEnv entry names a reserved key", ObservedGeneration: gen}
+		Reason: v1alpha1.AgentRuntimeReasonReservedEnvClean, Message: "no extraEnv entry names a reserved key", ObservedGeneration: gen}
 	if len(dropped) == 0 {
 		return c
 	}
@@ -216,7 +197,7 @@ func reservedEnvCondition(dropped []workload.DroppedEnv, gen int64) metav1.Condi
 	for _, d := range dropped {
 		parts = append(parts, d.Field+"="+d.Name)
 	}
-	c.Status, c.Reason = metav1.ConditionFalse, rules.AgentRuntimeReasonReservedEnvKey
+	c.Status, c.Reason = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonReservedEnvKey
 	c.Message = conditions.Truncate("reserved keys dropped from the pod: "+strings.Join(parts, ", "), 4096)
 	return c
 }
@@ -228,11 +209,11 @@ func deploymentCondition(d *appsv1.Deployment, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionDeploymentReady, ObservedGeneration: gen}
 	switch {
 	case d == nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonDeploymentNotCreated, "no Deployment: a resolution condition holds the agent back"
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentNotCreated, "no Deployment: a resolution condition holds the agent back"
 	case d.Status.AvailableReplicas > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonDeploymentAvailable, "the Deployment has an available replica"
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonDeploymentAvailable, "the Deployment has an available replica"
 	default:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonDeploymentUnavailable, "the Deployment has no available replica yet"
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentUnavailable, "the Deployment has no available replica yet"
 	}
 	return c
 }

@@ -189,11 +189,11 @@ func TestCapabilitiesScaleDeploymentToZero(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", step, got, want)
 		}
 	}
-	awaiting := "False/" + ReasonAwaitingRuntimeReport
-	reported := "True/" + ReasonRuntimeCapabilitiesReported
-	missing := "False/" + rules.AgentRuntimeReasonRuntimeCapabilitiesMissing
+	awaiting := "False/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport
+	reported := "True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesReported
+	missing := "False/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesMissing
 
-	expect("before any report", state{awaiting, "Unknown/" + ReasonAwaitingRuntimeReport, 2, 2, nil})
+	expect("before any report", state{awaiting, "Unknown/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, 2, 2, nil})
 
 	report("streaming", "duplex_audio")
 	expect("report lacks interruption", state{reported, missing, 0, 0, []string{"streaming", "duplex_audio"}})
@@ -204,7 +204,7 @@ func TestCapabilitiesScaleDeploymentToZero(t *testing.T) {
 	}
 
 	report("streaming", "duplex_audio", "interruption")
-	expect("report complete", state{reported, "True/" + ReasonRuntimeCapabilitiesSatisfied, 2, 2, []string{"streaming", "duplex_audio", "interruption"}})
+	expect("report complete", state{reported, "True/" + v1alpha1.AgentRuntimeReasonRuntimeCapabilitiesSatisfied, 2, 2, []string{"streaming", "duplex_audio", "interruption"}})
 
 	report("streaming")
 	expect("lacking again", state{reported, missing, 0, 0, []string{"streaming"}})
@@ -216,7 +216,7 @@ func TestCapabilitiesScaleDeploymentToZero(t *testing.T) {
 	if err := k8s.Update(ctx, cur); err != nil {
 		t.Fatal(err)
 	}
-	expect("new generation: the old report is cleared and the pods run", state{awaiting, "Unknown/" + ReasonAwaitingRuntimeReport, 2, 2, nil})
+	expect("new generation: the old report is cleared and the pods run", state{awaiting, "Unknown/" + v1alpha1.AgentRuntimeReasonAwaitingRuntimeReport, 2, 2, nil})
 }
 
 // state is what TestCapabilitiesScaleDeploymentToZero observes after a

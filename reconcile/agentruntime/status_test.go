@@ -38,43 +38,43 @@ func TestComputeStatus(t *testing.T) {
 			name:      "ready inputs and a ready replica: Running",
 			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true},
 			wantPhase: v1alpha1.AgentRuntimePhaseRunning,
-			wantConds: map[string]string{"Ready": ReasonAgentReady, "DeploymentReady": ReasonDeploymentAvailable, "ServiceReady": ReasonServiceCreated, "ToolRegistryReady": ReasonNoToolRegistry},
+			wantConds: map[string]string{"Ready": v1alpha1.AgentRuntimeReasonAgentReady, "DeploymentReady": v1alpha1.AgentRuntimeReasonDeploymentAvailable, "ServiceReady": v1alpha1.AgentRuntimeReasonServiceCreated, "ToolRegistryReady": v1alpha1.AgentRuntimeReasonNoToolRegistry},
 		},
 		{
 			name:      "no ready replica yet: Pending",
 			in:        statusInput{frameworkImageOK: true, deployment: notReady, serviceApplied: true},
 			wantPhase: v1alpha1.AgentRuntimePhasePending,
-			wantConds: map[string]string{"DeploymentReady": ReasonDeploymentUnavailable},
+			wantConds: map[string]string{"DeploymentReady": v1alpha1.AgentRuntimeReasonDeploymentUnavailable},
 		},
 		{
 			name:      "missing PromptPack: Failed with PromptPackNotFound",
-			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/promptpack-resolves", "PromptPackReady", rules.AgentRuntimeReasonPromptPackNotFound)}},
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/promptpack-resolves", "PromptPackReady", v1alpha1.AgentRuntimeReasonPromptPackNotFound)}},
 			wantPhase: v1alpha1.AgentRuntimePhaseFailed,
-			wantConds: map[string]string{"PromptPackReady": rules.AgentRuntimeReasonPromptPackNotFound, "Ready": rules.AgentRuntimeReasonPromptPackNotFound},
+			wantConds: map[string]string{"PromptPackReady": v1alpha1.AgentRuntimeReasonPromptPackNotFound, "Ready": v1alpha1.AgentRuntimeReasonPromptPackNotFound},
 		},
 		{
 			name:      "missing Provider: Failed",
-			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-exists", "ProviderReady", rules.AgentRuntimeReasonProviderNotFound)}},
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-exists", "ProviderReady", v1alpha1.AgentRuntimeReasonProviderNotFound)}},
 			wantPhase: v1alpha1.AgentRuntimePhaseFailed,
-			wantConds: map[string]string{"ProviderReady": rules.AgentRuntimeReasonProviderNotFound},
+			wantConds: map[string]string{"ProviderReady": v1alpha1.AgentRuntimeReasonProviderNotFound},
 		},
 		{
 			name:      "capability mismatch: Pending",
-			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-capabilities", "ProviderReady", rules.AgentRuntimeReasonCapabilityMismatch)}},
+			in:        statusInput{frameworkImageOK: true, findings: []rules.Finding{finding("agentruntime/provider-capabilities", "ProviderReady", v1alpha1.AgentRuntimeReasonCapabilityMismatch)}},
 			wantPhase: v1alpha1.AgentRuntimePhasePending,
-			wantConds: map[string]string{"ProviderReady": rules.AgentRuntimeReasonCapabilityMismatch},
+			wantConds: map[string]string{"ProviderReady": v1alpha1.AgentRuntimeReasonCapabilityMismatch},
 		},
 		{
 			name:      "no framework image: FrameworkImageUnavailable, Pending",
 			in:        statusInput{},
 			wantPhase: v1alpha1.AgentRuntimePhasePending,
-			wantConds: map[string]string{"FrameworkReady": rules.AgentRuntimeReasonFrameworkImageUnavailable, "DeploymentReady": ReasonDeploymentNotCreated},
+			wantConds: map[string]string{"FrameworkReady": v1alpha1.AgentRuntimeReasonFrameworkImageUnavailable, "DeploymentReady": v1alpha1.AgentRuntimeReasonDeploymentNotCreated},
 		},
 		{
 			name:      "dropped reserved key: ReservedEnvClean False",
 			in:        statusInput{frameworkImageOK: true, deployment: ready, serviceApplied: true, dropped: []workload.DroppedEnv{{Field: "spec.runtime.extraEnv[0].name", Name: "OMNIA_AGENT_NAME"}}},
 			wantPhase: v1alpha1.AgentRuntimePhaseRunning,
-			wantConds: map[string]string{"ReservedEnvClean": rules.AgentRuntimeReasonReservedEnvKey},
+			wantConds: map[string]string{"ReservedEnvClean": v1alpha1.AgentRuntimeReasonReservedEnvKey},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,9 +120,9 @@ func TestAgentStartEvents(t *testing.T) {
 	}
 	ready, dep, prov := v1alpha1.AgentRuntimeConditionReady, v1alpha1.AgentRuntimeConditionDeploymentReady, v1alpha1.AgentRuntimeConditionProviderReady
 	steps := [][]metav1.Condition{
-		{c(prov, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotReady), c(dep, metav1.ConditionFalse, ReasonDeploymentNotCreated), c(ready, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotReady)},
-		{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionFalse, ReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, ReasonDeploymentUnavailable)},
-		{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionTrue, ReasonDeploymentAvailable), c(ready, metav1.ConditionTrue, ReasonAgentReady)},
+		{c(prov, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonProviderNotReady), c(dep, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentNotCreated), c(ready, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonProviderNotReady)},
+		{c(prov, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonProvidersReady), c(dep, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentUnavailable)},
+		{c(prov, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonProvidersReady), c(dep, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonDeploymentAvailable), c(ready, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonAgentReady)},
 	}
 	var got []string
 	var prev []metav1.Condition
@@ -135,13 +135,13 @@ func TestAgentStartEvents(t *testing.T) {
 	if len(got) != 1 || got[0] != corev1.EventTypeNormal+"/"+ready {
 		t.Errorf("a healthy start: got %v, want [Normal/Ready]", got)
 	}
-	lost := []metav1.Condition{c(prov, metav1.ConditionTrue, ReasonProvidersReady), c(dep, metav1.ConditionFalse, ReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, ReasonDeploymentUnavailable)}
+	lost := []metav1.Condition{c(prov, metav1.ConditionTrue, v1alpha1.AgentRuntimeReasonProvidersReady), c(dep, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentUnavailable), c(ready, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonDeploymentUnavailable)}
 	evs := transitions.OfPolicy(prev, lost, eventPolicy)
 	if len(evs) != 2 || evs[0].Type != corev1.EventTypeWarning || evs[1].Type != corev1.EventTypeWarning {
 		t.Errorf("a lost replica: got %v, want Warnings for DeploymentReady and Ready", evs)
 	}
 	// A first fault is not a wait: it warns.
-	if evs := transitions.OfPolicy(nil, []metav1.Condition{c(prov, metav1.ConditionFalse, rules.AgentRuntimeReasonProviderNotFound)}, eventPolicy); len(evs) != 1 || evs[0].Type != corev1.EventTypeWarning {
+	if evs := transitions.OfPolicy(nil, []metav1.Condition{c(prov, metav1.ConditionFalse, v1alpha1.AgentRuntimeReasonProviderNotFound)}, eventPolicy); len(evs) != 1 || evs[0].Type != corev1.EventTypeWarning {
 		t.Errorf("ProviderNotFound on first sight: got %v, want a Warning", evs)
 	}
 }

@@ -46,12 +46,12 @@ func TestProviderCreationReconcilesAgent(t *testing.T) {
 		}
 		return string(got.Status.Phase) + " " + c.Reason
 	}
-	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Failed " + rules.AgentRuntimeReasonProviderNotFound))
+	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Failed " + v1alpha1.AgentRuntimeReasonProviderNotFound))
 
 	p := provider("llm", "m")
 	p.Namespace = key.Namespace
 	if err := k8s.Create(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Pending " + rules.AgentRuntimeReasonProviderNotReady))
+	g.Eventually(providerReason, 30*time.Second, 100*time.Millisecond).Should(gomega.Equal("Pending " + v1alpha1.AgentRuntimeReasonProviderNotReady))
 }

@@ -282,7 +282,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		By("running the first agent at maxReplicasPerAgent, 2 ready pods")
 		ar := waitAgent(ns, first.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(ar.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhaseRunning), conditionSummary(ar))
-			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(Equal("False/"+rules.AgentRuntimeReasonReplicasClamped), conditionSummary(ar))
+			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(Equal("False/"+v1alpha1.AgentRuntimeReasonReplicasClamped), conditionSummary(ar))
 			g.Expect(ar.Status.Replicas).NotTo(BeNil())
 			g.Expect(ar.Status.Replicas.Ready).To(BeEquivalentTo(2))
 		})
@@ -308,10 +308,10 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		Expect(suite.Client.Create(ctx, second)).To(Succeed())
 		ar = waitAgent(ns, second.Name, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(
-				Equal("False/"+rules.AgentRuntimeReasonAgentRuntimeQuotaExceeded), conditionSummary(ar))
+				Equal("False/"+v1alpha1.AgentRuntimeReasonAgentRuntimeQuotaExceeded), conditionSummary(ar))
 		})
 		Expect(ar.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhasePending))
-		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionReady)).To(Equal("False/" + rules.AgentRuntimeReasonWorkspaceQuotaExceeded))
+		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionReady)).To(Equal("False/" + v1alpha1.AgentRuntimeReasonWorkspaceQuotaExceeded))
 		// The reconcile that wrote this status would have applied the
 		// workload first had the quota admitted the agent.
 		err := suite.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: second.Name}, &appsv1.Deployment{})
@@ -320,7 +320,7 @@ var _ = Describe("AgentRuntime lifecycle", func() {
 		By("admitting the second agent once the first is deleted")
 		Expect(suite.Client.Delete(ctx, first)).To(Succeed())
 		ar = waitAgentRunning(ns, second.Name)
-		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(Equal("True/" + rules.AgentRuntimeReasonQuotaSatisfied))
+		Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionWithinWorkspaceQuota)).To(Equal("True/" + v1alpha1.AgentRuntimeReasonQuotaSatisfied))
 	})
 })
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
 	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
-	"github.com/altairalabs/omnia/rules"
 	"github.com/altairalabs/omnia/test/controlplane"
 	"github.com/altairalabs/omnia/test/e2e/framework"
 )
@@ -88,7 +87,7 @@ var _ = Describe("AgentRuntime", func() {
 
 		ar := waitAgent(ns, exampleAgentName, func(g Gomega, ar *v1alpha1.AgentRuntime) {
 			g.Expect(ar.Status.Phase).To(Equal(v1alpha1.AgentRuntimePhasePending))
-			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionProviderReady)).To(Equal("False/"+rules.AgentRuntimeReasonProviderNotReady), conditionSummary(ar))
+			g.Expect(agentCondition(ar, v1alpha1.AgentRuntimeConditionProviderReady)).To(Equal("False/"+v1alpha1.AgentRuntimeReasonProviderNotReady), conditionSummary(ar))
 		})
 		Expect(meta.IsStatusConditionFalse(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionReady)).To(BeTrue(), conditionSummary(ar))
 		Expect(meta.FindStatusCondition(ar.Status.Conditions, v1alpha1.AgentRuntimeConditionProviderReady).Message).To(

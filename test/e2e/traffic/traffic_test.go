@@ -121,7 +121,7 @@ var _ = Describe("rollout traffic routing with Istio's CRDs served", func() {
 			g.Expect(r.TrafficWeightEnforced).To(Equal(ptr.To(true)))
 			c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.AgentRuntimeConditionTrafficRouting)
 			g.Expect(c).NotTo(BeNil())
-			g.Expect(string(c.Status) + "/" + c.Reason).To(Equal("True/" + agentruntime.ReasonMeshRouting))
+			g.Expect(string(c.Status) + "/" + c.Reason).To(Equal("True/" + v1alpha1.AgentRuntimeReasonMeshRouting))
 		}).WithTimeout(eventually).WithPolling(poll).Should(Succeed())
 
 		By("rolling back by hand (candidate equal to the spec): the VirtualService and DestinationRule are removed")
