@@ -21,12 +21,13 @@ import (
 //
 // A large kind may split its conditions over several files,
 // api/v1alpha1/<kind>_<topic>_conditions.go: they merge into one section,
-// the types in file-name order and, within a file, in declaration order.
+// the types of the main file first, then of the topic files in file-name
+// order, and within a file in declaration order.
 
 // kindConditions is one kind's conditions, from one file or several.
 type kindConditions struct {
 	Kind string
-	// Files are the files that declare them, in file-name order.
+	// Files are the files that declare them, the main file first.
 	Files []string
 	Types []conditionType
 	// Shared are the reasons declared outside a type's block.
@@ -43,7 +44,7 @@ type constant struct {
 }
 
 // parseConditions reads every *_conditions.go file of dir, sorted by kind;
-// the files of one kind merge in file-name order.
+// the files of one kind merge, the main file first.
 func parseConditions(dir string) ([]kindConditions, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_conditions.go"))
 	if err != nil {

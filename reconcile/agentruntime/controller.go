@@ -60,7 +60,7 @@ type Options struct {
 	// policies.
 	Policies policycheck.Policies
 
-	// The groups of issue #12, one options type each (rollout.go,
+	// The feature groups, one options type each (rollout.go,
 	// exposure.go, externalauth.go, async.go).
 	Rollout      RolloutOptions
 	Exposure     ExposureOptions

@@ -24,7 +24,7 @@ import (
 	"github.com/altairalabs/omnia/rules"
 )
 
-// hostPathRoot is the attack of issue 24 (P1 #6): the node's root
+// hostPathRoot is the attack: the node's root
 // filesystem in the agent's pod.
 const hostPathRoot = `{"name":"root","hostPath":{"path":"/"}}`
 

@@ -69,7 +69,8 @@ type statusInput struct {
 	// (apply_failure.go).
 	applyErr error
 
-	// The groups of issue #12: what each apply step did (nil when it did
+	// The feature groups (rollout, autoscaling, exposure, external auth,
+	// async): what each apply step did (nil when it did
 	// not run).
 	rollout      *rolloutOutcome
 	exposure     *exposureOutcome
