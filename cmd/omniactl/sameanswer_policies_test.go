@@ -173,11 +173,19 @@ func TestSameAnswerPolicies(t *testing.T) {
 	}
 
 	// 1. The webhook: each object is refused (dry run) with its causes.
+	// Ready says the policy compiled; the webhook's store loads it on its
+	// own watch, so the first refusal is waited for (bounded), not assumed.
 	webhook := policyAnswers{}
 	for _, obj := range objects[1:] {
-		err := c.Create(ctx, obj.DeepCopy(), client.DryRunAll)
-		status, ok := err.(apierrors.APIStatus)
-		if !ok || status.Status().Details == nil {
+		var status apierrors.APIStatus
+		var err error
+		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			err = c.Create(ctx, obj.DeepCopy(), client.DryRunAll)
+			var ok bool
+			status, ok = err.(apierrors.APIStatus)
+			return ok && status.Status().Details != nil, nil
+		})
+		if status == nil || status.Status().Details == nil {
 			t.Fatalf("%s %s: want a refusal with causes, got %v", obj.GetKind(), obj.GetName(), err)
 		}
 		for _, cause := range status.Status().Details.Causes {
