@@ -23,7 +23,7 @@ func init() {
 		Condition: v1alpha1.AgentRuntimeConditionProviderReady,
 		Reason:    v1alpha1.AgentRuntimeReasonProviderCrossNamespace,
 		Doc: "spec.providers[].providerRef.namespace (and rollout.candidate.providerRefs[]) must be omitted or equal the AgentRuntime's own " +
-			"namespace; any other value is refused.",
+			"namespace; any other value is refused. An agent that has one anyway (the webhook off) is Failed and its Deployments are stopped.",
 		Spec:  "agentruntime.md#providers",
 		Check: checkAgentRuntimeProviderNamespace,
 	})

@@ -166,7 +166,7 @@ func (r *Reconciler) deleteOwned(ctx context.Context, ar *v1alpha1.AgentRuntime,
 	// The UID precondition: never delete a successor created meanwhile.
 	uid := obj.GetUID()
 	if err := r.client.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting stale autoscaler %s: %w", name, err)
+		return fmt.Errorf("deleting %s: %w", name, err)
 	}
 	return nil
 }

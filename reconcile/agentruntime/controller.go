@@ -151,6 +151,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, r.reportApplyFailure(ctx, ar, in, err)
 		}
 	}
+	if plan.stop {
+		if err := r.stopWorkload(ctx, ar); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	if err := r.writeStatus(ctx, ar, computeStatus(ar, in)); err != nil {
 		return ctrl.Result{}, err
 	}

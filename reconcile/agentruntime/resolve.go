@@ -14,9 +14,13 @@ type workloadPlan struct {
 	// held is true while the workload must not be applied: no runtime
 	// image, the PromptPack or a Provider is not usable, the pod breaks a
 	// pod check (podoverrides_security.go), or the Workspace has not
-	// admitted the agent (quota.go). Nothing is created, and what exists
-	// is left as it is.
+	// admitted the agent (quota.go), or its ToolRegistry is in another
+	// namespace. Nothing is created, and what exists is left as it is.
 	held bool
+	// stop is true when what exists must stop too: a Provider in another
+	// namespace (provider.md § Cross-namespace references are refused:
+	// Failed, "and has its Deployments stopped"). It implies held.
+	stop bool
 }
 
 // resolve looks up everything the builders need, from the facts only, and
@@ -29,8 +33,13 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	plan := workloadPlan{held: !imageOK || podChecksHold(findings), res: workload.Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
 		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]workload.ResolvedProvider{}}}
 	for _, f := range findings {
-		switch f.Condition {
-		case v1alpha1.AgentRuntimeConditionPromptPackReady, v1alpha1.AgentRuntimeConditionProviderReady:
+		switch {
+		case f.Condition == v1alpha1.AgentRuntimeConditionProviderReady && f.Reason == v1alpha1.AgentRuntimeReasonProviderCrossNamespace:
+			plan.held, plan.stop = true, true
+		case f.Condition == v1alpha1.AgentRuntimeConditionPromptPackReady, f.Condition == v1alpha1.AgentRuntimeConditionProviderReady:
+			plan.held = true
+		case f.Condition == v1alpha1.AgentRuntimeConditionToolRegistryReady && f.Reason == v1alpha1.AgentRuntimeReasonToolRegistryCrossNamespace:
+			// agentruntime.md § toolRegistryRef: "is held Pending".
 			plan.held = true
 		}
 	}

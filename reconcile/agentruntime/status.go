@@ -24,6 +24,8 @@ var failedReasons = map[string]bool{
 	v1alpha1.AgentRuntimeReasonPromptPackNameConflict: true,
 	v1alpha1.AgentRuntimeReasonProviderNotFound:       true,
 	v1alpha1.AgentRuntimeReasonRoleMismatch:           true,
+	// provider.md § Cross-namespace references are refused.
+	v1alpha1.AgentRuntimeReasonProviderCrossNamespace: true,
 }
 
 // statusInput is everything the status is computed from besides the agent.
