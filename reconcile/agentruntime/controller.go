@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/reconcile/agentruntime/workload"
 	"github.com/altairalabs/omnia/reconcile/clusterfacts"
 	"github.com/altairalabs/omnia/reconcile/ctrlopts"
 	"github.com/altairalabs/omnia/reconcile/internal/ssa"
@@ -150,6 +151,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.applyWorkload(ctx, ar, &plan.res, &in); err != nil {
 			return ctrl.Result{}, r.reportApplyFailure(ctx, ar, in, err)
 		}
+	} else {
+		// Nothing is built, but the reserved keys the build would drop
+		// are reported all the same: ReservedEnvClean must not say True
+		// of an agent that names one.
+		in.dropped = workload.ReservedEnvDropped(ar)
 	}
 	if plan.stop {
 		if err := r.stopWorkload(ctx, ar); err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -134,4 +135,33 @@ func TestCrossNamespaceReferencesHold(t *testing.T) {
 			t.Errorf("phase %s after the fix; want the Deployment back and the agent no longer Failed", got.Status.Phase)
 		}
 	})
+}
+
+// TestHeldAgentReportsReservedEnv: an agent held back (here: its PromptPack
+// is missing) builds no Deployment, yet ReservedEnvClean still names the
+// reserved key its extraEnv sets; True would be a condition that says
+// nothing. Once nothing reserved is set it is True.
+func TestHeldAgentReportsReservedEnv(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newCountingReconciler(t)
+	ar := createAgent(t, agent(func(a *v1alpha1.AgentRuntime) {
+		a.Spec.PromptPackRef = &v1alpha1.AgentRuntimePromptPackRef{Name: "absent"}
+		a.Spec.Runtime = &v1alpha1.AgentRuntimeRuntime{ExtraEnv: []corev1.EnvVar{{Name: "OMNIA_PACK_MODE", Value: "x"}}}
+	}), "ar-held-env")
+	key := client.ObjectKeyFromObject(ar)
+	got := reconcileAgent(t, r, key)
+	if hasDeployment(t, key) {
+		t.Fatal("a Deployment was built for an agent without its PromptPack")
+	}
+	if c := conditionOf(got, v1alpha1.AgentRuntimeConditionReservedEnvClean); c != "False/"+v1alpha1.AgentRuntimeReasonReservedEnvKey {
+		t.Errorf("held agent with a reserved key: ReservedEnvClean %s, want False/%s", c, v1alpha1.AgentRuntimeReasonReservedEnvKey)
+	}
+	got.Spec.Runtime.ExtraEnv = []corev1.EnvVar{{Name: "MY_SETTING", Value: "x"}}
+	if err := k8s.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	got = reconcileAgent(t, r, key)
+	if c := conditionOf(got, v1alpha1.AgentRuntimeConditionReservedEnvClean); c != "True/"+v1alpha1.AgentRuntimeReasonReservedEnvClean {
+		t.Errorf("held agent without a reserved key: ReservedEnvClean %s, want True/%s", c, v1alpha1.AgentRuntimeReasonReservedEnvClean)
+	}
 }
