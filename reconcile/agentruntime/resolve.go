@@ -32,16 +32,9 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	in.frameworkImageOK = imageOK
 	plan := workloadPlan{held: !imageOK || podChecksHold(findings), res: workload.Resolved{RuntimeImage: image, FacadeImage: r.opts.FacadeImage,
 		PolicyBrokerImage: r.opts.PolicyBrokerImage, Providers: map[string]workload.ResolvedProvider{}}}
-	for _, f := range findings {
-		switch {
-		case f.Condition == v1alpha1.AgentRuntimeConditionProviderReady && f.Reason == v1alpha1.AgentRuntimeReasonProviderCrossNamespace:
-			plan.held, plan.stop = true, true
-		case f.Condition == v1alpha1.AgentRuntimeConditionPromptPackReady, f.Condition == v1alpha1.AgentRuntimeConditionProviderReady:
-			plan.held = true
-		case f.Condition == v1alpha1.AgentRuntimeConditionToolRegistryReady && f.Reason == v1alpha1.AgentRuntimeReasonToolRegistryCrossNamespace:
-			// agentruntime.md § toolRegistryRef: "is held Pending".
-			plan.held = true
-		}
+	// Which findings hold or stop the workload is the catalog's decision.
+	if h := rules.AgentRuntimeWorkloadHoldOf(findings); h.Held {
+		plan.held, plan.stop = true, h.Stop
 	}
 	for _, e := range ar.Spec.Providers {
 		if p, ok := facts.Provider(ar.Namespace, e.ProviderRef.Name); ok && p != nil {
