@@ -112,3 +112,15 @@ func (f podSecurityFacts) Namespace(name string) (*corev1.Namespace, bool) {
 	}
 	return nil, false
 }
+
+var _ SecretLabelFacts = podSecurityFacts{}
+
+// SecretLabels passes a Secret's labels through when facts know them; not
+// found otherwise, so the tool-credentials opt-in is judged exactly as the
+// wrapped facts would judge it.
+func (f podSecurityFacts) SecretLabels(namespace, name string) (map[string]string, bool) {
+	if lf, ok := f.Facts.(SecretLabelFacts); ok {
+		return lf.SecretLabels(namespace, name)
+	}
+	return nil, false
+}

@@ -154,6 +154,35 @@ const (
 )
 
 const (
+	// AgentRuntimeConditionToolCredentialsReady (not named by the spec):
+	// every credential the agent's ToolRegistry handlers read from a Secret
+	// (auth.secretRef, the deprecated authSecretRef, headersFromSecret) is
+	// in <agentruntime>-tool-secrets. False names each handler whose
+	// credential is left out: the runtime then refuses that handler's calls
+	// instead of calling unauthenticated (toolregistry.md § Authenticating
+	// tools: "A missing Secret/key ... fails the AgentRuntime reconcile").
+	AgentRuntimeConditionToolCredentialsReady = "ToolCredentialsReady"
+	// AgentRuntimeReasonToolCredentialsResolved (ToolCredentialsReady=True,
+	// not named by the spec): every handler credential is delivered.
+	AgentRuntimeReasonToolCredentialsResolved = "ToolCredentialsResolved"
+	// AgentRuntimeReasonNoToolCredentials (ToolCredentialsReady=True, not
+	// named by the spec): no handler reads a credential from a Secret.
+	AgentRuntimeReasonNoToolCredentials = "NoToolCredentials"
+	// AgentRuntimeReasonToolCredentialSecretNotFound (ToolCredentialsReady=
+	// False, not named by the spec): a handler's Secret does not exist in
+	// the agent's namespace.
+	AgentRuntimeReasonToolCredentialSecretNotFound = "ToolCredentialSecretNotFound"
+	// AgentRuntimeReasonToolCredentialKeyMissing (ToolCredentialsReady=
+	// False, not named by the spec): a handler's Secret has no such key.
+	AgentRuntimeReasonToolCredentialKeyMissing = "ToolCredentialKeyMissing"
+	// AgentRuntimeReasonToolCredentialSecretNotOptedIn (ToolCredentialsReady=
+	// False, not named by the spec): a handler's Secret is not labelled
+	// omnia.altairalabs.ai/secret-type=tool-credentials, so the operator
+	// does not copy it into the agent's pod.
+	AgentRuntimeReasonToolCredentialSecretNotOptedIn = "ToolCredentialSecretNotOptedIn"
+)
+
+const (
 	// AgentRuntimeConditionFrameworkReady: a runtime image resolved for
 	// framework.type.
 	AgentRuntimeConditionFrameworkReady = "FrameworkReady"

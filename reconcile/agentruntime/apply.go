@@ -27,11 +27,15 @@ import (
 // their ServiceAccount or permissions.
 func (r *Reconciler) applyWorkload(ctx context.Context, ar *v1alpha1.AgentRuntime, res *workload.Resolved, in *statusInput) error {
 	// What the pod reads must exist before it is built: the OIDC JWKS
-	// Secret and the async queue's Secret copy.
+	// Secret, the async queue's Secret copy, and the tools ConfigMap and
+	// Secret (tools.go).
 	if err := r.prepareExternalAuth(ctx, ar, res, in); err != nil {
 		return err
 	}
 	if err := r.prepareAsync(ctx, ar, res, in); err != nil {
+		return err
+	}
+	if err := r.prepareTools(ctx, ar, res); err != nil {
 		return err
 	}
 	d, dropped, err := workload.Deployment(ar, *res)

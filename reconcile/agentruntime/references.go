@@ -26,10 +26,17 @@ import (
 // gets no tool registry), the clients that resolved, and every client's
 // resolution for status.a2a.clients.
 func resolveReferences(ar *v1alpha1.AgentRuntime, facts rules.Facts, res *workload.Resolved, in *statusInput) {
-	res.ToolRegistryName = ""
+	res.ToolRegistryName, res.Tools, in.toolCredentials = "", nil, 0
 	if ref := ar.Spec.ToolRegistryRef; ref != nil && (ref.Namespace == "" || ref.Namespace == ar.Namespace) {
-		if _, ok := facts.ToolRegistry(ar.Namespace, ref.Name); ok {
+		if tr, ok := facts.ToolRegistry(ar.Namespace, ref.Name); ok && tr != nil {
 			res.ToolRegistryName = ref.Name
+			t := &workload.ResolvedTools{Registry: tr, Credentials: rules.ToolCredentials(tr), Usable: map[string]bool{}}
+			for _, c := range t.Credentials {
+				if reason, _ := rules.ToolCredentialProblem(facts, ar.Namespace, c); reason == "" {
+					t.Usable[c.Key] = true
+				}
+			}
+			res.Tools, in.toolCredentials = t, len(t.Credentials)
 		}
 	}
 	in.a2aClients = rules.AgentRuntimeA2AClientResolutions(ar, facts)

@@ -491,6 +491,12 @@ func (r *Reconciler) buildCandidate(ctx context.Context, ar *v1alpha1.AgentRunti
 	}
 	cres := *res
 	cres.PromptPack, cres.Providers, cres.ToolRegistryName = plan.res.PromptPack, plan.res.Providers, plan.res.ToolRegistryName
+	// The tools ConfigMap and Secret are the agent's, rendered from the
+	// stable registry: a candidate naming another registry gets none of
+	// them rather than the stable one's tools.
+	if cres.ToolRegistryName != res.ToolRegistryName {
+		cres.Tools = nil
+	}
 	built, _, err := workload.Deployment(cp, cres)
 	if err != nil {
 		return nil, "", false, fmt.Errorf("building the rollout candidate: %w", err)

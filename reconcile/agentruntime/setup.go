@@ -42,6 +42,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := idx.IndexField(ctx, &v1alpha1.AgentRuntime{}, indexPromptPack, packNames); err != nil {
 		return err
 	}
+	if err := indexToolCredentials(ctx, idx); err != nil {
+		return err
+	}
 	if err := indexReferences(ctx, idx); err != nil {
 		return err
 	}
@@ -132,6 +135,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	// (the informer the Provider controller and the key-name cache already
 	// use).
 	b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.agentsForAsyncSecret), builder.OnlyMetadata)
+	// The tool credentials' source Secrets and the agents' tool-secrets
+	// copies (tools_watch.go), as metadata.
+	b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.agentsForToolSecret), builder.OnlyMetadata)
 	if analysis != nil {
 		// A rollout analysis measurement stored for the agent.
 		b = b.WatchesRawSource(source.Channel(analysis.Events(AnalysisProberKind), &handler.EnqueueRequestForObject{}))

@@ -38,6 +38,9 @@ type statusInput struct {
 	policy policycheck.Verdict
 	// frameworkImageOK is rules.AgentRuntimeFrameworkImage's verdict.
 	frameworkImageOK bool
+	// toolCredentials is how many credentials the agent's ToolRegistry
+	// handlers read from Secrets (rules.ToolCredentials).
+	toolCredentials int
 	// dropped are the reserved keys the Deployment builder dropped.
 	dropped []workload.DroppedEnv
 	// deployment is the applied Deployment as the API server has it; nil
@@ -114,6 +117,7 @@ func computeStatus(ar *v1alpha1.AgentRuntime, in statusInput) v1alpha1.AgentRunt
 	}
 	set(conditions.FromFindings(v1alpha1.AgentRuntimeConditionToolRegistryReady,
 		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolRegistryReady), trOK, trMsg, v1alpha1.AgentRuntimeReasonToolRegistryNotFound, gen))
+	set(toolCredentialsCondition(in, gen))
 	fw := metav1.Condition{Type: v1alpha1.AgentRuntimeConditionFrameworkReady, Status: metav1.ConditionTrue,
 		Reason: v1alpha1.AgentRuntimeReasonFrameworkImageResolved, Message: "a runtime image resolved for framework.type", ObservedGeneration: gen}
 	if !in.frameworkImageOK {
@@ -185,7 +189,21 @@ var conditionTypes = []string{
 	v1alpha1.AgentRuntimeConditionRolloutActive, v1alpha1.AgentRuntimeConditionTrafficRouting,
 	v1alpha1.AgentRuntimeConditionA2AClientsResolved, v1alpha1.AgentRuntimeConditionA2ATaskStoreShared,
 	v1alpha1.AgentRuntimeConditionReservedEnvClean, v1alpha1.AgentRuntimeConditionSandboxConnectionsValid,
-	v1alpha1.AgentRuntimeConditionExposed,
+	v1alpha1.AgentRuntimeConditionExposed, v1alpha1.AgentRuntimeConditionToolCredentialsReady,
+}
+
+// toolCredentialsCondition is ToolCredentialsReady: False with the first
+// finding's reason, naming every handler whose credential is left out of
+// the tool-secrets. It does not feed Ready: the agent serves, and the
+// runtime refuses only that handler's calls.
+func toolCredentialsCondition(in statusInput, gen int64) metav1.Condition {
+	okReason, okMsg := v1alpha1.AgentRuntimeReasonToolCredentialsResolved, "every handler credential is in the agent's tool-secrets"
+	if in.toolCredentials == 0 {
+		okReason, okMsg = v1alpha1.AgentRuntimeReasonNoToolCredentials, "no ToolRegistry handler reads a credential from a Secret"
+	}
+	return conditions.FromFindings(v1alpha1.AgentRuntimeConditionToolCredentialsReady,
+		byCondition(in.findings, v1alpha1.AgentRuntimeConditionToolCredentialsReady), okReason, okMsg,
+		v1alpha1.AgentRuntimeReasonToolCredentialSecretNotFound, gen)
 }
 
 // reservedEnvCondition is ReservedEnvClean: False with the rule's reason

@@ -384,3 +384,15 @@ func (f *Facts) PersistentVolumeClaimExists(namespace, name string) bool {
 // StatusObserved implements rules.Facts: objects read from the cluster carry
 // the status their controllers write.
 func (f *Facts) StatusObserved() bool { return true }
+
+var _ rules.SecretLabelFacts = (*Facts)(nil)
+
+// SecretLabels implements rules.SecretLabelFacts: the Secret's labels, read
+// with the Secret once per evaluation.
+func (f *Facts) SecretLabels(namespace, name string) (map[string]string, bool) {
+	s, err := f.readSecret(client.ObjectKey{Namespace: namespace, Name: name})
+	if err != nil {
+		return nil, false
+	}
+	return s.Labels, true
+}

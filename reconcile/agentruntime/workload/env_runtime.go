@@ -58,6 +58,7 @@ func runtimeEnv(ar *v1alpha1.AgentRuntime, r *Resolved) envSet {
 	}
 	providerEnv(e, ar, r)
 	e.litIf(EnvToolRegistryName, r.ToolRegistryName)
+	toolsEnv(e, r.Tools)
 	platformToolsEnv(e, r)
 	contextEnv(e, ar)
 	if ar.Spec.Sandbox != nil && ar.Spec.Sandbox.Enabled {

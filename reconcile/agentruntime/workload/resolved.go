@@ -40,6 +40,12 @@ type Resolved struct {
 	// missing one, or a cross-namespace reference).
 	ToolRegistryName string
 
+	// Tools is the agent's ToolRegistry and its handlers' credentials, set
+	// with ToolRegistryName: the runtime gets the tools file, the
+	// tool-secrets and the handlers' tokens (tools.go). Nil: no tools
+	// volumes.
+	Tools *ResolvedTools
+
 	// A2AClients are the A2A clients that resolved (rules.
 	// AgentRuntimeA2AClientResolutions), in spec order: only these are
 	// wired into the runtime; an unresolved client is left out.

@@ -42,8 +42,8 @@ const (
 	tmpMountPath   = "/tmp"
 )
 
-// podVolumes are the pod's volumes: the operator's (pack, tmp, media
-// claim), then runtime.volumes, then podOverrides.extraVolumes
+// podVolumes are the pod's volumes: the operator's (pack, tmp, facade
+// token, tools, media claim), then runtime.volumes, then podOverrides.extraVolumes
 // ("appended"), each list in the user's order. A user volume named like
 // another is left for the API server to refuse when the Deployment is
 // applied, as the spec says for extraVolumes.
@@ -59,6 +59,7 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 	}
 	vols = append(vols, corev1.Volume{Name: VolumeTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	vols = append(vols, facadeTokenVolume())
+	vols = append(vols, toolVolumes(ar, r.Tools)...)
 	if claim, _ := mediaClaim(ar); claim != "" {
 		vols = append(vols, corev1.Volume{Name: VolumeMedia, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
@@ -128,7 +129,7 @@ func facadeMounts(ar *v1alpha1.AgentRuntime) []corev1.VolumeMount {
 }
 
 // runtimeMounts are the runtime container's mounts: the pack (read-only),
-// tmp, the media claim, runtime.volumeMounts, then
+// tmp, the tools file, credentials and tokens (read-only), the media claim, runtime.volumeMounts, then
 // podOverrides.extraVolumeMounts.
 func runtimeMounts(ar *v1alpha1.AgentRuntime, r *Resolved) []corev1.VolumeMount {
 	var mounts []corev1.VolumeMount
@@ -136,6 +137,7 @@ func runtimeMounts(ar *v1alpha1.AgentRuntime, r *Resolved) []corev1.VolumeMount 
 		mounts = append(mounts, corev1.VolumeMount{Name: VolumePromptPack, MountPath: PromptPackMountPath, ReadOnly: true})
 	}
 	mounts = append(mounts, corev1.VolumeMount{Name: VolumeTmp, MountPath: tmpMountPath})
+	mounts = append(mounts, toolMounts(toolVolumes(ar, r.Tools))...)
 	if claim, path := mediaClaim(ar); claim != "" {
 		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
 	}
