@@ -151,6 +151,16 @@ func TestToolRegistryRules(t *testing.T) {
 		)},
 		{name: "update of a valid registry", mutate: toolRegistryAdd(toolRegistryGRPC("users")), old: func(*v1alpha1.ToolRegistry) {}},
 
+		// toolregistry/serviceaccount-audience-not-kube-api
+		{name: "serviceAccount auth for the tool's own audience", mutate: toolRegistryHTTP(func(h *v1alpha1.ToolRegistryHandler) {
+			h.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeServiceAccount,
+				ServiceAccount: &v1alpha1.ToolRegistryServiceAccountAuth{Audience: "weather.tools.svc"}}
+		})},
+		{name: "serviceAccount auth for the API server's audience", mutate: toolRegistryHTTP(func(h *v1alpha1.ToolRegistryHandler) {
+			h.Auth = &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeServiceAccount,
+				ServiceAccount: &v1alpha1.ToolRegistryServiceAccountAuth{Audience: "https://Kubernetes.default.svc.cluster.local/"}}
+		}), want: []toolRegistryWant{{"toolregistry/serviceaccount-audience-not-kube-api", h0 + ".auth.serviceAccount.audience"}}},
+
 		// toolregistry/handler-config-required
 		{name: "client without clientConfig", mutate: toolRegistryAdd(toolRegistryClient("geo"))},
 		{name: "http without httpConfig", mutate: toolRegistryHTTP(func(h *v1alpha1.ToolRegistryHandler) { h.HTTPConfig = nil }),
@@ -541,6 +551,7 @@ func TestToolRegistryRuleMetadata(t *testing.T) {
 		"toolregistry/handler-config-required":              deny,
 		"toolregistry/handler-config-type":                  {StageAdmission, SeverityWarn, "", ""},
 		"toolregistry/tool-required":                        deny,
+		"toolregistry/serviceaccount-audience-not-kube-api": deny,
 		"toolregistry/grpc-endpoint-required":               deny,
 		"toolregistry/auth-secret-required":                 deny,
 		"toolregistry/auth-service-account-required":        deny,

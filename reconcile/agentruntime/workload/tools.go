@@ -194,7 +194,10 @@ func toolVolumes(ar *v1alpha1.AgentRuntime, t *ResolvedTools) []corev1.Volume {
 	var tokens []corev1.VolumeProjection
 	for i := range t.Registry.Spec.Handlers {
 		h := &t.Registry.Spec.Handlers[i]
-		if a := h.Auth; a != nil && a.Type == v1alpha1.ToolRegistryAuthTypeServiceAccount && a.ServiceAccount != nil && a.ServiceAccount.Audience != "" {
+		// A token the API server would accept is never projected: the
+		// runtime runs the tenant's image (rules.ToolAudienceIsKubeAPI).
+		if a := h.Auth; a != nil && a.Type == v1alpha1.ToolRegistryAuthTypeServiceAccount && a.ServiceAccount != nil &&
+			a.ServiceAccount.Audience != "" && !rules.ToolAudienceIsKubeAPI(a.ServiceAccount.Audience, nil) {
 			tokens = append(tokens, corev1.VolumeProjection{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
 				Audience: a.ServiceAccount.Audience, ExpirationSeconds: ptr.To[int64](toolTokenSeconds), Path: toolTokenFile(h.Name)}})
 		}

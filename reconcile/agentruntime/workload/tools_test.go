@@ -59,3 +59,19 @@ func TestNoToolsNoVolumes(t *testing.T) {
 		t.Errorf("volumes with a registry and no serviceAccount handler = %d, want the tools file and the tool-secrets", len(v))
 	}
 }
+
+// TestKubeAPIAudienceNotProjected: a serviceAccount handler asking for the
+// API server's audience gets no token in the runtime, even when the
+// registry got in without the admission rule.
+func TestKubeAPIAudienceNotProjected(t *testing.T) {
+	ar := &v1alpha1.AgentRuntime{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "n"}}
+	sa := func(aud string) v1alpha1.ToolRegistryHandler {
+		return v1alpha1.ToolRegistryHandler{Name: "h-" + strings.ReplaceAll(aud, ".", "-"), Type: v1alpha1.ToolRegistryHandlerTypeHTTP,
+			Auth: &v1alpha1.ToolRegistryHandlerAuth{Type: v1alpha1.ToolRegistryAuthTypeServiceAccount, ServiceAccount: &v1alpha1.ToolRegistryServiceAccountAuth{Audience: aud}}}
+	}
+	tr := &v1alpha1.ToolRegistry{Spec: v1alpha1.ToolRegistrySpec{Handlers: []v1alpha1.ToolRegistryHandler{sa("kubernetes.default.svc"), sa("weather.tools")}}}
+	vols := toolVolumes(ar, &ResolvedTools{Registry: tr})
+	if len(vols) != 3 || len(vols[2].Projected.Sources) != 1 || vols[2].Projected.Sources[0].ServiceAccountToken.Audience != "weather.tools" {
+		t.Fatalf("tool token volume = %+v, want weather.tools's token only", vols)
+	}
+}
