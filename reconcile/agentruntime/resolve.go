@@ -57,6 +57,12 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	applyWorkspaceQuota(ar, facts, &plan, in)
 	resolveAutoscaling(ar, facts, &plan.res)
 	in.workspace, _ = facts.Workspace(ar.Namespace)
+	// The Workspace's pod identity defaults (agentruntime.md § podOverrides:
+	// podOverrides wins, else the Workspace, else the operator's).
+	if ws := in.workspace; ws != nil && ws.Spec.Runtime != nil {
+		plan.res.WorkspaceServiceAccountName = ws.Spec.Runtime.ServiceAccountName
+		plan.res.WorkspaceRuntimeClassName = ws.Spec.Runtime.RuntimeClassName
+	}
 	in.maxReplicas = maxReplicas(ar, &plan.res)
 	return plan
 }
