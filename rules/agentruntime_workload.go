@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/altairalabs/omnia/api/v1alpha1"
+import (
+	"slices"
+
+	"github.com/altairalabs/omnia/api/v1alpha1"
+)
 
 // Decisions about an AgentRuntime's pod that the workload builder
 // (reconcile/agentruntime) shares with the admission rules, so the pod and
@@ -14,6 +18,16 @@ import "github.com/altairalabs/omnia/api/v1alpha1"
 func AgentRuntimeReservedEnvKey(name string) bool {
 	_, reserved := agentRuntimeReservedEnv[name]
 	return reserved
+}
+
+// AgentRuntimeReservedEnvKeys lists the reserved keys, sorted.
+func AgentRuntimeReservedEnvKeys() []string {
+	keys := make([]string, 0, len(agentRuntimeReservedEnv))
+	for k := range agentRuntimeReservedEnv {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // AgentRuntimePrimaryFacade returns the index of the primary facade, the one

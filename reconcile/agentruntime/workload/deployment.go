@@ -52,13 +52,13 @@ func Deployment(ar *v1alpha1.AgentRuntime, r Resolved) (*appsv1.Deployment, []Dr
 	envFrom := extraEnvFrom(ar)
 
 	facade := facadeContainer(ar, &r, ports)
-	facade.Env = containerEnv(facadeEnv(ar, &r, ports), facadeUser, overrideUser)
+	facade.Env = containerEnv(shadowReserved(facadeEnv(ar, &r, ports), envFrom), facadeUser, overrideUser)
 	facade.EnvFrom = envFrom
 	volumes = withJWKSVolume(volumes, &facade, &r)
 
 	runtime := runtimeContainer(ar, &r)
-	runtime.Env = containerEnv(runtimeEnv(ar, &r), runtimeUser, overrideUser)
 	runtime.EnvFrom = extraEnvFrom(ar)
+	runtime.Env = containerEnv(shadowReserved(runtimeEnv(ar, &r), runtime.EnvFrom), runtimeUser, overrideUser)
 
 	broker := brokerContainer(ar, &r)
 

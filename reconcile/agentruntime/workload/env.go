@@ -74,6 +74,25 @@ func withoutReserved(path *field.Path, env []corev1.EnvVar) (kept []corev1.EnvVa
 	return kept, dropped
 }
 
+// shadowReserved sets every reserved key (rules.AgentRuntimeReservedEnvKeys)
+// the operator did not set to an explicit empty value, when the container
+// reads podOverrides.extraEnvFrom: Kubernetes prefers env over envFrom, so
+// a ConfigMap or Secret naming a reserved key is overridden
+// (agentruntime.md: "is overridden") and cannot switch on compile mode,
+// stamp a dev session or turn on idle renewal. Without envFrom nothing
+// can supply one, and the env is left as it is.
+func shadowReserved(e envSet, envFrom []corev1.EnvFromSource) envSet {
+	if len(envFrom) == 0 {
+		return e
+	}
+	for _, k := range rules.AgentRuntimeReservedEnvKeys() {
+		if _, set := e[k]; !set {
+			e.lit(k, "")
+		}
+	}
+	return e
+}
+
 // containerEnv is a container's env: the operator's entries in name order,
 // then the user's lists (already free of reserved keys) in the order the
 // spec applies them (the container's own extraEnv, then

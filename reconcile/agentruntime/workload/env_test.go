@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/altairalabs/omnia/api/v1alpha1"
+	"github.com/altairalabs/omnia/rules"
 )
 
 // Reserved keys are dropped from the three extraEnv lists, reported with
@@ -265,6 +267,57 @@ func TestTopicEnv(t *testing.T) {
 					if got, ok := literal(c, w.name); !ok || got != w.value {
 						t.Errorf("%s %s = %q (set %v), want %q", w.container, w.name, got, ok, w.value)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestReservedKeysShadowExtraEnvFrom: with podOverrides.extraEnvFrom, the
+// facade and the runtime set every reserved key explicitly (the operator's
+// value, else empty), so a ConfigMap or Secret naming one is overridden;
+// without it the env carries only the operator's own reserved entries.
+func TestReservedKeysShadowExtraEnvFrom(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		envFrom bool
+		want    map[string]map[string]string // container → reserved key → value
+	}{
+		{"no extraEnvFrom", false, map[string]map[string]string{
+			ContainerFacade:  {"OMNIA_SESSION_TAGS": "", "OMNIA_SESSION_PACK_NAME": ""},
+			ContainerRuntime: {"OMNIA_PACK_MODE": "static"},
+		}},
+		{"extraEnvFrom a ConfigMap", true, map[string]map[string]string{
+			ContainerFacade: {"OMNIA_SESSION_TAGS": "", "OMNIA_SESSION_PACK_NAME": "", "OMNIA_PACK_MODE": "", "OMNIA_PACK_SOURCE_DIR": "",
+				"OMNIA_PACK_CONFIG_FILE": "", "OMNIA_PACK_OUT_DIR": "", "OMNIA_IDLE_TIMEOUT": ""},
+			ContainerRuntime: {"OMNIA_SESSION_TAGS": "", "OMNIA_SESSION_PACK_NAME": "", "OMNIA_PACK_MODE": "static", "OMNIA_PACK_SOURCE_DIR": "",
+				"OMNIA_PACK_CONFIG_FILE": "", "OMNIA_PACK_OUT_DIR": "", "OMNIA_IDLE_TIMEOUT": ""},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ar := loadExample(t, "production-agent.yaml")
+			ar.Spec.PodOverrides = nil
+			if tc.envFrom {
+				ar.Spec.PodOverrides = &v1alpha1.PodOverrides{ExtraEnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "tenant-env"}}}}}
+			}
+			d, _, err := Deployment(ar, resolved())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range d.Spec.Template.Spec.Containers {
+				want, ok := tc.want[c.Name]
+				if !ok {
+					continue
+				}
+				got := map[string]string{}
+				for _, e := range c.Env {
+					if rules.AgentRuntimeReservedEnvKey(e.Name) {
+						got[e.Name] = e.Value
+					}
+				}
+				if !maps.Equal(got, want) {
+					t.Errorf("%s reserved env = %v, want %v", c.Name, got, want)
 				}
 			}
 		})
