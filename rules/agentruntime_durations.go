@@ -105,7 +105,7 @@ func agentRuntimeDurations(ar *v1alpha1.AgentRuntime) []agentRuntimeDuration {
 		fp := spec.Child("facades").Index(i)
 		add(fp.Child("drainTimeout"), f.DrainTimeout)
 		add(fp.Child("clientToolTimeout"), f.ClientToolTimeout)
-		if a := f.A2A; a != nil {
+		if a := AgentRuntimeFacadeA2A(f); a != nil {
 			add(fp.Child("a2a", "taskTTL"), a.TaskTTL)
 			clients(a.Clients, fp.Child("a2a", "clients"))
 		}
@@ -156,7 +156,7 @@ func checkAgentRuntimeConversationTTL(in Input) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for i := range ar.Spec.Facades {
-		a := ar.Spec.Facades[i].A2A
+		a := AgentRuntimeFacadeA2A(&ar.Spec.Facades[i])
 		if a == nil || a.ConversationTTL == "" {
 			continue
 		}

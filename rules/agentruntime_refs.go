@@ -133,7 +133,7 @@ func checkAgentRuntimeA2AClientNamespace(in Input) field.ErrorList {
 	}
 	check(ar.Spec.A2AClients, field.NewPath("spec", "a2aClients"))
 	for i := range ar.Spec.Facades {
-		if a := ar.Spec.Facades[i].A2A; a != nil {
+		if a := AgentRuntimeFacadeA2A(&ar.Spec.Facades[i]); a != nil {
 			check(a.Clients, field.NewPath("spec", "facades").Index(i).Child("a2a", "clients"))
 		}
 	}
@@ -170,7 +170,7 @@ func checkAgentRuntimeA2AClientsExclusive(in Input) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for i := range ar.Spec.Facades {
-		if a := ar.Spec.Facades[i].A2A; a != nil && len(a.Clients) > 0 {
+		if a := AgentRuntimeFacadeA2A(&ar.Spec.Facades[i]); a != nil && len(a.Clients) > 0 {
 			errs = append(errs, field.Forbidden(field.NewPath("spec", "facades").Index(i).Child("a2a", "clients"),
 				AgentRuntimeA2AClientsExclusiveMessage))
 		}
@@ -186,7 +186,7 @@ func checkAgentRuntimeDeprecatedA2AClients(in Input) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for i := range ar.Spec.Facades {
-		if a := ar.Spec.Facades[i].A2A; a != nil && len(a.Clients) > 0 {
+		if a := AgentRuntimeFacadeA2A(&ar.Spec.Facades[i]); a != nil && len(a.Clients) > 0 {
 			p := field.NewPath("spec", "facades").Index(i).Child("a2a", "clients")
 			errs = append(errs, field.Invalid(p, len(a.Clients),
 				p.String()+" is deprecated: move its entries to spec.a2aClients, which takes the same entries and does not need an a2a facade"))

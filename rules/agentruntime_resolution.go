@@ -269,7 +269,7 @@ func AgentRuntimeA2AClients(ar *v1alpha1.AgentRuntime) ([]v1alpha1.AgentRuntimeA
 		return ar.Spec.A2AClients, field.NewPath("spec", "a2aClients")
 	}
 	for i := range ar.Spec.Facades {
-		if a := ar.Spec.Facades[i].A2A; a != nil && len(a.Clients) > 0 {
+		if a := AgentRuntimeFacadeA2A(&ar.Spec.Facades[i]); a != nil && len(a.Clients) > 0 {
 			return a.Clients, field.NewPath("spec", "facades").Index(i).Child("a2a", "clients")
 		}
 	}

@@ -605,6 +605,7 @@ func TestAgentRuntimeRuleMetadata(t *testing.T) {
 		"agentruntime/tool-registry-cross-namespace":        {StageAdmission, SeverityWarn, "ToolRegistryReady", "ToolRegistryCrossNamespace"},
 		"agentruntime/a2a-clients-exclusive":                {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/deprecated-a2a-clients":               {StageAdmission, SeverityWarn, "", ""},
+		"agentruntime/facade-block-type":                    {StageAdmission, SeverityWarn, "", ""},
 		"agentruntime/custom-facade-license":                {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/rollout-analysis-license":             {StageAdmission, SeverityDeny, "", ""},
 		"agentruntime/duration-format":                      {StageAdmission, SeverityDeny, "", ""},

@@ -139,7 +139,7 @@ func asyncEnv(e envSet, ar *v1alpha1.AgentRuntime, r *Resolved) {
 // redisURL. A memory store needs nothing.
 func a2aTaskStoreEnv(e envSet, ar *v1alpha1.AgentRuntime) {
 	for i := range ar.Spec.Facades {
-		a := ar.Spec.Facades[i].A2A
+		a := rules.AgentRuntimeFacadeA2A(&ar.Spec.Facades[i])
 		if a == nil || a.TaskStore == nil || a.TaskStore.Type != "redis" {
 			continue
 		}

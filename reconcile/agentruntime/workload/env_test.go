@@ -323,3 +323,29 @@ func TestReservedKeysShadowExtraEnvFrom(t *testing.T) {
 		})
 	}
 }
+
+// TestA2ABlockOnlyOnA2AFacade: an a2a.taskStore on a websocket facade does
+// not configure the facade's task store; on the a2a facade it does.
+func TestA2ABlockOnlyOnA2AFacade(t *testing.T) {
+	store := &v1alpha1.AgentRuntimeFacadeA2A{TaskStore: &v1alpha1.AgentRuntimeA2ATaskStore{Type: v1alpha1.AgentRuntimeA2ATaskStoreRedis, RedisURL: "redis://r:6379"}}
+	for _, tc := range []struct {
+		typ  v1alpha1.AgentRuntimeFacadeType
+		want string
+	}{{v1alpha1.AgentRuntimeFacadeTypeA2A, "redis"}, {v1alpha1.AgentRuntimeFacadeTypeWebSocket, ""}} {
+		ar := &v1alpha1.AgentRuntime{Spec: v1alpha1.AgentRuntimeSpec{Facades: []v1alpha1.AgentRuntimeFacade{{Type: tc.typ, A2A: store}}}}
+		ar.Name, ar.Namespace = "a", "n"
+		d, _, err := Deployment(ar, resolved())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == EnvA2ATaskStore {
+				got = e.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s facade: %s = %q, want %q", tc.typ, EnvA2ATaskStore, got, tc.want)
+		}
+	}
+}
