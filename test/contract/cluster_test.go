@@ -16,6 +16,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -90,7 +91,7 @@ func startCluster(t *testing.T) {
 
 func scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, v1alpha1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, rbacv1.AddToScheme, v1alpha1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
@@ -285,6 +286,8 @@ func resolveAndRun(t *testing.T, probe string, pod *corev1.Pod, container, role 
 	if rep.Role != role {
 		t.Fatalf("report role %q, want %q", rep.Role, role)
 	}
+	// The report never holds a value, only paths and names.
+	t.Logf("%s probe (exit %v): %s", role, runErr, stdout)
 	return r, rep, runErr
 }
 
@@ -297,8 +300,9 @@ func hasRead(rep *Report, kind, path, handler string) bool {
 // TestAgentPodContract: the agent's real Pod gives the runtime its pack,
 // tools file, the bearer handler's credential and header and the
 // serviceAccount handler's audience-bound token, and no Kubernetes token;
-// the facade's mounted token gets its own agent and nothing else. Then
-// the credential's source is deleted: once the operator has removed the
+// the facade's mounted token gets its own agent and nothing else, and a
+// Role granting it the Secrets is reported. Then the credential's source
+// is deleted: once the operator has removed the
 // key, the same Pod re-resolved leaves the runtime without the credential
 // and the probe reports credential-missing for the handler.
 func TestAgentPodContract(t *testing.T) {
@@ -346,8 +350,28 @@ func TestAgentPodContract(t *testing.T) {
 		t.Errorf("the facade made %d API calls, want 3: %+v", n, frep.Read)
 	}
 
-	// Rejected: the credential's source goes away.
+	// Rejected (facade): a Role granting the pod's ServiceAccount the
+	// namespace's Secrets is what the probe reports as allowed.
 	ctx := context.Background()
+	grantSecrets(t, ar.Namespace, pod.Spec.ServiceAccountName)
+	eventuallyTrue(t, "the facade probe reports the granted Secrets as allowed", func(ctx context.Context) (bool, error) {
+		r, err := Resolve(ctx, cs, APIServerOf(cluster.Config), pod, workload.ContainerFacade, filepath.Join(t.TempDir(), "facade"))
+		if err != nil {
+			return false, err
+		}
+		defer func() { _ = r.Remove() }()
+		stdout, _, runErr := Run(ctx, probe, r, "-role", "facade")
+		rep, err := ParseReport(stdout)
+		if err != nil {
+			return false, err
+		}
+		allowed := slices.ContainsFunc(rep.Problems, func(p Problem) bool {
+			return p.Kind == "allowed" && p.Path == "/api/v1/namespaces/"+ar.Namespace+"/secrets"
+		})
+		return allowed && runErr != nil, fmt.Errorf("exit %v, problems %+v", runErr, rep.Problems)
+	})
+
+	// Rejected (runtime): the credential's source goes away.
 	if err := k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: crmSecret}}); err != nil {
 		t.Fatal(err)
 	}
@@ -375,6 +399,23 @@ func TestAgentPodContract(t *testing.T) {
 	}
 }
 
+// grantSecrets binds a Role allowing list on the namespace's Secrets to
+// the ServiceAccount sa: more than the operator grants the facade.
+func grantSecrets(t *testing.T, ns, sa string) {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "contract-too-much"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "contract-too-much"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa}}}
+	for _, o := range []client.Object{role, binding} {
+		if err := k8s.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func keys(m map[string][]byte) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -383,4 +424,3 @@ func keys(m map[string][]byte) []string {
 	slices.Sort(out)
 	return out
 }
-
