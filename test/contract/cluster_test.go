@@ -346,6 +346,15 @@ func TestAgentPodContract(t *testing.T) {
 	if fc.TokenPath == "" || !hasRead(frep, "sa-token", "", "") || !hasRead(frep, "ca", "", "") {
 		t.Errorf("the facade did not use its mounted token and CA: token %q, read %+v", fc.TokenPath, frep.Read)
 	}
+	saToken := ServiceAccountMountPath + "/token"
+	if ti, ok := fc.Tokens[saToken]; !ok || len(ti.Audiences) != 0 || ti.BoundPod != pod.Name || ti.ServiceAccount != pod.Spec.ServiceAccountName {
+		t.Errorf("facade token request = %+v (present %v), want the API server's audience, bound to pod %s as %s", ti, ok, pod.Name, pod.Spec.ServiceAccountName)
+	}
+	for _, f := range fc.Files {
+		if strings.HasPrefix(f, "/etc/omnia/tool") || strings.HasPrefix(f, workload.ToolTokensMountPath) {
+			t.Errorf("the facade container gets the runtime's tool file %s", f)
+		}
+	}
 	if n := len(slices.DeleteFunc(slices.Clone(frep.Read), func(r Read) bool { return r.Kind != "api-get" })); n != 3 {
 		t.Errorf("the facade made %d API calls, want 3: %+v", n, frep.Read)
 	}
