@@ -384,7 +384,7 @@ func (rv *resolver) secret(ctx context.Context, name string, opt bool) (*corev1.
 	case apierrors.IsNotFound(err) && opt:
 		return nil, nil
 	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("Secret %s/%s not found", rv.pod.Namespace, name)
+		return nil, fmt.Errorf("secret %s/%s not found", rv.pod.Namespace, name)
 	case err != nil:
 		return nil, fmt.Errorf("reading Secret %s/%s: %w", rv.pod.Namespace, name, err)
 	}
@@ -399,7 +399,7 @@ func (rv *resolver) configMap(ctx context.Context, name string, opt bool) (*core
 	case apierrors.IsNotFound(err) && opt:
 		return nil, nil
 	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("ConfigMap %s/%s not found", rv.pod.Namespace, name)
+		return nil, fmt.Errorf("configmap %s/%s not found", rv.pod.Namespace, name)
 	case err != nil:
 		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", rv.pod.Namespace, name, err)
 	}

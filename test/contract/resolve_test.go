@@ -91,7 +91,7 @@ func TestResolveEnv(t *testing.T) {
 		{name: "secretKeyRef missing key, optional", env: []corev1.EnvVar{{Name: "TOKEN", ValueFrom: secretKey("creds", "nope", true)}},
 			want: map[string]string{"TOKEN": "<unset>"}},
 		{name: "secretKeyRef missing secret", env: []corev1.EnvVar{{Name: "TOKEN", ValueFrom: secretKey("gone", "token", false)}},
-			wantErr: "env TOKEN: Secret team-a/gone not found"},
+			wantErr: "env TOKEN: secret team-a/gone not found"},
 		{name: "secretKeyRef missing key", env: []corev1.EnvVar{{Name: "TOKEN", ValueFrom: secretKey("creds", "nope", false)}},
 			wantErr: `env TOKEN: key "nope" not in Secret team-a/creds`},
 		{name: "configMapKeyRef", env: []corev1.EnvVar{{Name: "MODE", ValueFrom: configMapKey("settings", "mode", false)}},
@@ -122,7 +122,7 @@ func TestResolveEnv(t *testing.T) {
 			want:    map[string]string{"token": "<unset>"}},
 		{name: "envFrom missing",
 			envFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "gone"}}}},
-			wantErr: "envFrom[0]: ConfigMap team-a/gone not found"},
+			wantErr: "envFrom[0]: configmap team-a/gone not found"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestResolveVolumes(t *testing.T) {
 		{name: "secret", mounts: mount("/etc/creds", true), vols: []corev1.Volume{secretVol("creds", false)},
 			files: map[string]string{"/etc/creds/token": "s3cret", "/etc/creds/user": "bob"}},
 		{name: "secret missing", mounts: mount("/etc/creds", true), vols: []corev1.Volume{secretVol("gone", false)},
-			wantErr: "volume v: Secret team-a/gone not found"},
+			wantErr: "volume v: secret team-a/gone not found"},
 		{name: "downwardAPI", mounts: mount("/etc/pod", true), vols: []corev1.Volume{downward("metadata.name")},
 			files: map[string]string{"/etc/pod/name": "pod-1"}},
 		{name: "downwardAPI unsupported field", mounts: mount("/etc/pod", true), vols: []corev1.Volume{downward("spec.hostname")},
