@@ -2,6 +2,7 @@ package contract
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -152,7 +153,7 @@ const (
 // same opted-in Secret) and a serviceAccount handler, and the agent naming
 // them. The handlers' endpoints are a local server (nothing leaves the
 // machine).
-func setup(t *testing.T) *v1alpha1.AgentRuntime {
+func setup(t *testing.T, mutate ...func(*v1alpha1.AgentRuntime)) *v1alpha1.AgentRuntime {
 	t.Helper()
 	ctx := context.Background()
 	vendor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
@@ -211,6 +212,9 @@ func setup(t *testing.T) *v1alpha1.AgentRuntime {
 		Providers:       []v1alpha1.AgentRuntimeProvider{{Name: "default", ProviderRef: v1alpha1.NamespacedObjectReference{Name: "llm"}}},
 		ToolRegistryRef: &v1alpha1.NamespacedObjectReference{Name: "tools"},
 	}}
+	for _, m := range mutate {
+		m(ar)
+	}
 	if err := k8s.Create(ctx, ar); err != nil {
 		t.Fatal(err)
 	}
@@ -432,4 +436,48 @@ func keys(m map[string][]byte) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestFacadeReadsClientKeys: with externalAuth.clientKeys, the facade's own
+// token lists the agent's client key Secrets by the selector its
+// OMNIA_EXTERNAL_AUTH names and sees a key minted in the spec's shape; the
+// runtime still holds no token at all.
+func TestFacadeReadsClientKeys(t *testing.T) {
+	startCluster(t)
+	probe := BuildProbe(t)
+	ar := setup(t, func(a *v1alpha1.AgentRuntime) {
+		a.Spec.ExternalAuth = &v1alpha1.AgentRuntimeExternalAuth{ClientKeys: &v1alpha1.AgentRuntimeClientKeys{}}
+	})
+	live := &v1alpha1.AgentRuntime{}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(ar), live); err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256([]byte("omnia_ck_probe-token"))
+	keyName := "agent-" + ar.Name + "-clientkey-probe"
+	key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: keyName,
+		Labels:          map[string]string{workload.LabelCredentialKind: workload.ClientKeyCredentialKind, workload.LabelAgent: ar.Name},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: v1alpha1.GroupVersion.String(), Kind: "AgentRuntime", Name: ar.Name, UID: live.UID}}},
+		Data: map[string][]byte{"keyHash": digest[:]}}
+	if err := k8s.Create(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	pod := agentPod(t, ar)
+
+	_, frep, err := resolveAndRun(t, probe, pod, workload.ContainerFacade, "facade")
+	if err != nil {
+		t.Fatalf("facade probe failed: %v\nreport: %+v", err, frep)
+	}
+	if !hasRead(frep, "client-key", keyName, "") {
+		t.Errorf("the facade's token did not list the minted client key %s: read %+v", keyName, frep.Read)
+	}
+	if hasRead(frep, "client-key", crmSecret, "") {
+		t.Errorf("the facade's client-key list returned the tool credential Secret %s", crmSecret)
+	}
+	rt, rrep, err := resolveAndRun(t, probe, pod, workload.ContainerRuntime, "runtime")
+	if err != nil {
+		t.Fatalf("runtime probe failed: %v\nreport: %+v", err, rrep)
+	}
+	if rt.TokenPath != "" {
+		t.Errorf("the runtime container has a ServiceAccount token at %s", rt.TokenPath)
+	}
 }

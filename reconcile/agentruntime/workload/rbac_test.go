@@ -31,6 +31,35 @@ func TestRoleReachesOnlyItsAgent(t *testing.T) {
 	}
 }
 
+// TestRoleClientKeys: with externalAuth.clientKeys the Role lists and
+// watches the namespace's Secrets, and only then; a custom facade, running
+// the tenant's image, never gets it.
+func TestRoleClientKeys(t *testing.T) {
+	secrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}}
+	for _, tc := range []struct {
+		name   string
+		facade v1alpha1.AgentRuntimeFacadeType
+		keys   bool
+		want   bool
+	}{
+		{"websocket with client keys", v1alpha1.AgentRuntimeFacadeTypeWebSocket, true, true},
+		{"websocket without", v1alpha1.AgentRuntimeFacadeTypeWebSocket, false, false},
+		{"custom with client keys", v1alpha1.AgentRuntimeFacadeTypeCustom, true, false},
+	} {
+		ar := agent(func(a *v1alpha1.AgentRuntime) {
+			a.Spec.Facades = []v1alpha1.AgentRuntimeFacade{{Type: tc.facade}}
+			if tc.keys {
+				a.Spec.ExternalAuth = &v1alpha1.AgentRuntimeExternalAuth{ClientKeys: &v1alpha1.AgentRuntimeClientKeys{}}
+			}
+		})
+		rs := Role(ar).Rules
+		got := len(rs) == 3 && reflect.DeepEqual(rs[2], secrets)
+		if got != tc.want || (!tc.want && len(rs) != 2) {
+			t.Errorf("%s: rules %+v, want Secrets list/watch %v", tc.name, rs, tc.want)
+		}
+	}
+}
+
 // Every object is ready for server-side apply: apiVersion and kind set, the
 // agent's namespace, the spec's names, labels, and one controlling owner
 // reference to the agent that blocks its deletion.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"strings"
@@ -16,7 +17,9 @@ import (
 
 // facade checks the facade container's contract: with only the mounted
 // ServiceAccount token it may get its own AgentRuntime, and is forbidden
-// to list the namespace's Secrets or get another agent.
+// to get another agent. It lists the namespace's Secrets by the client-key
+// selector OMNIA_EXTERNAL_AUTH names when client keys are on (and reports
+// each key Secret it sees); without them listing Secrets is forbidden.
 func (p *probe) facade() {
 	dir := workload.ServiceAccountMountPath
 	tokenBytes, err := p.readFile(dir + "/token")
@@ -73,7 +76,11 @@ func (p *probe) facade() {
 	}
 	group := "/apis/" + v1alpha1.GroupVersion.Group + "/" + v1alpha1.GroupVersion.Version + "/namespaces/" + ns + "/agentruntimes/"
 	p.expect(rc, "get own AgentRuntime", group+name, http.StatusOK)
-	p.expect(rc, "list Secrets", "/api/v1/namespaces/"+ns+"/secrets", http.StatusForbidden)
+	if sel := clientKeySelector(); sel != "" {
+		p.clientKeys(rc, "/api/v1/namespaces/"+ns+"/secrets", sel)
+	} else {
+		p.expect(rc, "list Secrets", "/api/v1/namespaces/"+ns+"/secrets", http.StatusForbidden)
+	}
 	p.expect(rc, "get another AgentRuntime", group+name+"-not-this-agent", http.StatusForbidden)
 }
 
@@ -97,5 +104,57 @@ func (p *probe) expect(rc *rest.RESTClient, what, path string, want int) {
 		p.problem("denied", "", path, "%s: forbidden, want allowed", what)
 	default:
 		p.problem("unexpected-status", "", path, "%s: HTTP %d, want %d", what, code, want)
+	}
+}
+
+// clientKeySelector is OMNIA_EXTERNAL_AUTH's clientKeys.secretLabelSelector;
+// empty when client keys are off.
+func clientKeySelector() string {
+	var cfg struct {
+		ClientKeys *struct {
+			SecretLabelSelector string `json:"secretLabelSelector"`
+		} `json:"clientKeys"`
+	}
+	if err := json.Unmarshal([]byte(os.Getenv(workload.EnvExternalAuth)), &cfg); err != nil || cfg.ClientKeys == nil {
+		return ""
+	}
+	return cfg.ClientKeys.SecretLabelSelector
+}
+
+// clientKeys lists the client key Secrets as the facade's watch does, and
+// reports each one whose keyHash is the 32-byte digest the spec requires.
+func (p *probe) clientKeys(rc *rest.RESTClient, path, selector string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var code int
+	res := rc.Get().AbsPath(path).Param("labelSelector", selector).Do(ctx).StatusCode(&code)
+	p.read("api-get", path+"?labelSelector="+selector, "")
+	if code != http.StatusOK {
+		p.problem("denied", "", path, "listing the client key Secrets (%s): HTTP %d, want allowed", selector, code)
+		return
+	}
+	raw, err := res.Raw()
+	if err != nil {
+		p.problem("client-keys-unreadable", "", path, "reading the client key list: %v", err)
+		return
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Data map[string][]byte `json:"data"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		p.problem("client-keys-unreadable", "", path, "decoding the client key list: %v", err)
+		return
+	}
+	for _, it := range list.Items {
+		if len(it.Data["keyHash"]) != 32 {
+			p.problem("client-key-hash", "", it.Metadata.Name, "client key Secret %s: keyHash is %d bytes, want 32", it.Metadata.Name, len(it.Data["keyHash"]))
+			continue
+		}
+		p.read("client-key", it.Metadata.Name, "")
 	}
 }
