@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -440,7 +439,8 @@ func keys(m map[string][]byte) []string {
 
 // TestFacadeReadsClientKeys: with externalAuth.clientKeys, the facade's own
 // token lists the agent's client key Secrets by the selector its
-// OMNIA_EXTERNAL_AUTH names and sees a key minted in the spec's shape; the
+// OMNIA_EXTERNAL_AUTH names and sees a key `omniactl client-key mint`
+// created; the
 // runtime still holds no token at all.
 func TestFacadeReadsClientKeys(t *testing.T) {
 	startCluster(t)
@@ -448,18 +448,22 @@ func TestFacadeReadsClientKeys(t *testing.T) {
 	ar := setup(t, func(a *v1alpha1.AgentRuntime) {
 		a.Spec.ExternalAuth = &v1alpha1.AgentRuntimeExternalAuth{ClientKeys: &v1alpha1.AgentRuntimeClientKeys{}}
 	})
-	live := &v1alpha1.AgentRuntime{}
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(ar), live); err != nil {
+	// The key is minted by omniactl itself, as a platform team would.
+	keyName := "agent-" + ar.Name + "-clientkey-probe"
+	omniactl := filepath.Join(t.TempDir(), "omniactl")
+	root, err := controlplane.RepoRoot()
+	if err != nil {
 		t.Fatal(err)
 	}
-	digest := sha256.Sum256([]byte("omnia_ck_probe-token"))
-	keyName := "agent-" + ar.Name + "-clientkey-probe"
-	key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ar.Namespace, Name: keyName,
-		Labels:          map[string]string{workload.LabelCredentialKind: workload.ClientKeyCredentialKind, workload.LabelAgent: ar.Name},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: v1alpha1.GroupVersion.String(), Kind: "AgentRuntime", Name: ar.Name, UID: live.UID}}},
-		Data: map[string][]byte{"keyHash": digest[:]}}
-	if err := k8s.Create(context.Background(), key); err != nil {
-		t.Fatal(err)
+	build := exec.Command("go", "build", "-o", omniactl, "./cmd/omniactl")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building omniactl: %v\n%s", err, out)
+	}
+	mint := exec.Command(omniactl, "client-key", "mint", "--agent", ar.Name, "-n", ar.Namespace, "--id", "probe", "--create",
+		"--kubeconfig", filepath.Join(cluster.Components.Dir, "components.kubeconfig"), "--token-file", filepath.Join(t.TempDir(), "token"))
+	if out, err := mint.CombinedOutput(); err != nil {
+		t.Fatalf("omniactl client-key mint: %v\n%s", err, out)
 	}
 	pod := agentPod(t, ar)
 
