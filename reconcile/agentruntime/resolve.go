@@ -59,6 +59,7 @@ func (r *Reconciler) resolve(ar *v1alpha1.AgentRuntime, facts *clusterfacts.Fact
 	in.workspace, _ = facts.Workspace(ar.Namespace)
 	// The Workspace's pod identity defaults (agentruntime.md § podOverrides:
 	// podOverrides wins, else the Workspace, else the operator's).
+	resolveServiceEndpoints(ar, in.workspace, &plan.res)
 	if ws := in.workspace; ws != nil && ws.Spec.Runtime != nil {
 		plan.res.WorkspaceServiceAccountName = ws.Spec.Runtime.ServiceAccountName
 		plan.res.WorkspaceRuntimeClassName = ws.Spec.Runtime.RuntimeClassName

@@ -67,13 +67,7 @@ func sessionRecordingCondition(ar *v1alpha1.AgentRuntime, ws *v1alpha1.Workspace
 		c.Message = fmt.Sprintf("no Workspace owns namespace %q: conversations are not recorded", ar.Namespace)
 		return c
 	}
-	var g *v1alpha1.WorkspaceServiceGroup
-	for i := range ws.Spec.Services {
-		if ws.Spec.Services[i].Name == group {
-			g = &ws.Spec.Services[i]
-			break
-		}
-	}
+	g := serviceGroupOf(ar, ws)
 	switch {
 	case g == nil:
 		c.Reason = v1alpha1.AgentRuntimeReasonServiceGroupNotFound

@@ -66,6 +66,7 @@ func contractResolved(ar *v1alpha1.AgentRuntime) Resolved {
 	r.AsyncQueue = &AsyncQueue{SecretName: AsyncRedisSecretName(ar), Hash: "h", KeyPrefix: "async:ns:"}
 	r.OIDCJWKSSecret = OIDCJWKSSecretName(ar)
 	r.SandboxAPIURL = "https://omnia.example/sandbox"
+	r.SessionAPIURL, r.MemoryAPIURL = "http://session.svc:8080", "http://memory.svc:8080"
 	r.PlatformTools = []PlatformTool{{Name: "catalog_overview", InputSchema: []byte(`{}`)}}
 	return r
 }
@@ -103,7 +104,7 @@ func TestAgentPodContractListed(t *testing.T) {
 		}
 		for _, c := range spec.Containers {
 			for _, e := range c.Env {
-				if strings.HasPrefix(e.Name, "OMNIA_") {
+				if strings.HasPrefix(e.Name, "OMNIA_") || strings.HasSuffix(e.Name, "_API_URL") {
 					seen["env "+e.Name] = true
 				}
 			}
@@ -114,7 +115,7 @@ func TestAgentPodContractListed(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"env " + EnvToolsConfigPath, "volume " + VolumeToolTokens, "env " + EnvA2ATaskStoreURL, "env " + EnvMediaStorageAzAccount} {
+	for _, want := range []string{"env " + EnvToolsConfigPath, "volume " + VolumeToolTokens, "env " + EnvA2ATaskStoreURL, "env " + EnvMediaStorageAzAccount, "env " + EnvMemoryAPIURL} {
 		if !seen[want] {
 			t.Errorf("the agents above do not exercise %s: the listing would pass vacuously", want)
 		}

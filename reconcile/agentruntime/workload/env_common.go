@@ -15,6 +15,11 @@ const (
 	EnvAgentMode      = "OMNIA_AGENT_MODE"
 	EnvPodName        = "OMNIA_POD_NAME"
 	EnvHealthPort     = "OMNIA_HEALTH_PORT"
+
+	// EnvSessionAPIURL and EnvMemoryAPIURL are the upstream images' names
+	// for the service group's session-api and memory-api.
+	EnvSessionAPIURL = "SESSION_API_URL"
+	EnvMemoryAPIURL  = "MEMORY_API_URL"
 )
 
 // identityEnv is the agent's identity, which every container needs to find

@@ -61,6 +61,7 @@ func facadeEnv(ar *v1alpha1.AgentRuntime, r *Resolved, ports []FacadePort) envSe
 	}
 	e.lit(EnvHealthPort, strconv.Itoa(int(FacadeHealthPort)))
 	e.lit(EnvRuntimeAddress, "localhost:"+strconv.Itoa(int(RuntimeGRPCPort)))
+	e.litIf(EnvSessionAPIURL, r.SessionAPIURL)
 	for _, p := range ports {
 		e.lit(PortEnvName(p.Name), strconv.Itoa(int(p.Port)))
 	}

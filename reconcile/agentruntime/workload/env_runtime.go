@@ -59,6 +59,8 @@ func runtimeEnv(ar *v1alpha1.AgentRuntime, r *Resolved) envSet {
 	providerEnv(e, ar, r)
 	e.litIf(EnvToolRegistryName, r.ToolRegistryName)
 	toolsEnv(e, r.Tools)
+	e.litIf(EnvSessionAPIURL, r.SessionAPIURL)
+	e.litIf(EnvMemoryAPIURL, r.MemoryAPIURL)
 	platformToolsEnv(e, r)
 	contextEnv(e, ar)
 	if ar.Spec.Sandbox != nil && ar.Spec.Sandbox.Enabled {

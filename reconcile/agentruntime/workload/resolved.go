@@ -79,6 +79,14 @@ type Resolved struct {
 	// generation.
 	ScaleToZero bool
 
+	// SessionAPIURL is the agent's service group's session-api (its
+	// external url), given to the facade and the runtime as SESSION_API_URL;
+	// empty leaves it out (no recording).
+	SessionAPIURL string
+	// MemoryAPIURL is the service group's memory-api, given to the runtime
+	// as MEMORY_API_URL when spec.memory.enabled; empty leaves it out.
+	MemoryAPIURL string
+
 	// SandboxAPIURL is the operator's sandbox API, given to the runtime as
 	// OMNIA_SANDBOX_API_URL when spec.sandbox.enabled is true. Empty leaves
 	// the variable out (the runtime then asks for no sandbox).
