@@ -21,7 +21,9 @@ func TestResolveServiceEndpoints(t *testing.T) {
 		{Name: "managed", Session: &v1alpha1.WorkspaceServiceBlock{Enabled: ptr.To(true)}},
 	}}}
 	memory := func(a *v1alpha1.AgentRuntime) { a.Spec.Memory = &v1alpha1.AgentRuntimeMemory{Enabled: true} }
-	group := func(g string) func(*v1alpha1.AgentRuntime) { return func(a *v1alpha1.AgentRuntime) { a.Spec.ServiceGroup = g } }
+	group := func(g string) func(*v1alpha1.AgentRuntime) {
+		return func(a *v1alpha1.AgentRuntime) { a.Spec.ServiceGroup = g }
+	}
 	for _, tc := range []struct {
 		name            string
 		ws              *v1alpha1.Workspace
