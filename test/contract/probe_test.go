@@ -39,6 +39,7 @@ func runtimeLayout() map[string]string {
 		"/etc/omnia/tool-secrets/crm.auth":                   "tok-123",
 		"/etc/omnia/tool-secrets/crm.header.X-Api-Key":       "key-456",
 		"/var/run/secrets/omnia/tool-tokens/inventory.token": fakeJWT("inventory.tools"),
+		"/etc/omnia/a2a-tokens/0.token":                      "a2a-tok",
 	}
 }
 
@@ -50,6 +51,7 @@ func runtimeEnv() map[string]string {
 		"OMNIA_PROVIDER_DEFAULT_TYPE":    "claude",
 		"OMNIA_PROVIDER_DEFAULT_SPEC":    `{"type":"claude","credential":{"secretRef":{"name":"s","key":"k"}}}`,
 		"OMNIA_PROVIDER_DEFAULT_API_KEY": "sk-1",
+		workload.EnvA2AClients:           `[{"name":"billing","url":"http://billing.ns.svc:9999","tokenFile":"/etc/omnia/a2a-tokens/0.token"}]`,
 	}
 }
 
@@ -72,6 +74,7 @@ func TestProbeRuntime(t *testing.T) {
 		}, kind: "token-audience", handle: "inventory"},
 		{name: "token absent", files: func(f map[string]string) { delete(f, "/var/run/secrets/omnia/tool-tokens/inventory.token") }, kind: "token-missing", handle: "inventory"},
 		{name: "token not a JWT", files: func(f map[string]string) { f["/var/run/secrets/omnia/tool-tokens/inventory.token"] = "opaque" }, kind: "token-invalid", handle: "inventory"},
+		{name: "A2A client token absent", files: func(f map[string]string) { delete(f, "/etc/omnia/a2a-tokens/0.token") }, kind: "a2a-token-missing", handle: "billing"},
 		{name: "pack not JSON", files: func(f map[string]string) { f["/etc/omnia/pack/pack.json"] = "{" }, kind: "pack-invalid"},
 		{name: "pack absent", files: func(f map[string]string) { delete(f, "/etc/omnia/pack/pack.json") }, kind: "pack-unreadable"},
 		{name: "tools file not a ToolsFile", files: func(f map[string]string) { f["/etc/omnia/tools/tools.yaml"] = "handlers: 3\n" }, kind: "tools-invalid"},

@@ -66,6 +66,9 @@ func contractResolved(ar *v1alpha1.AgentRuntime) Resolved {
 	r.AsyncQueue = &AsyncQueue{SecretName: AsyncRedisSecretName(ar), Hash: "h", KeyPrefix: "async:ns:"}
 	r.OIDCJWKSSecret = OIDCJWKSSecretName(ar)
 	r.SandboxAPIURL = "https://omnia.example/sandbox"
+	ar.Spec.A2AClients = []v1alpha1.AgentRuntimeA2AClient{{Name: "billing", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "billing"},
+		Authentication: &v1alpha1.AgentRuntimeA2AClientAuthentication{SecretRef: &v1alpha1.LocalObjectReference{Name: "billing-key"}}}}
+	r.A2AClients = []ResolvedA2AClient{{Name: "billing", URL: "http://billing.team-a.svc.cluster.local:9999"}}
 	r.SessionAPIURL, r.MemoryAPIURL = "http://session.svc:8080", "http://memory.svc:8080"
 	r.PlatformTools = []PlatformTool{{Name: "catalog_overview", InputSchema: []byte(`{}`)}}
 	return r
@@ -115,7 +118,7 @@ func TestAgentPodContractListed(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"env " + EnvToolsConfigPath, "volume " + VolumeToolTokens, "env " + EnvA2ATaskStoreURL, "env " + EnvMediaStorageAzAccount, "env " + EnvMemoryAPIURL} {
+	for _, want := range []string{"env " + EnvToolsConfigPath, "volume " + VolumeToolTokens, "env " + EnvA2ATaskStoreURL, "env " + EnvMediaStorageAzAccount, "env " + EnvMemoryAPIURL, "volume " + VolumeA2ATokens} {
 		if !seen[want] {
 			t.Errorf("the agents above do not exercise %s: the listing would pass vacuously", want)
 		}

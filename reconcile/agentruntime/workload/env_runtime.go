@@ -59,6 +59,7 @@ func runtimeEnv(ar *v1alpha1.AgentRuntime, r *Resolved) envSet {
 	providerEnv(e, ar, r)
 	e.litIf(EnvToolRegistryName, r.ToolRegistryName)
 	toolsEnv(e, r.Tools)
+	a2aClientsEnv(e, ar, r)
 	e.litIf(EnvSessionAPIURL, r.SessionAPIURL)
 	e.litIf(EnvMemoryAPIURL, r.MemoryAPIURL)
 	platformToolsEnv(e, r)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"testing"
@@ -347,5 +348,64 @@ func TestA2ABlockOnlyOnA2AFacade(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s facade: %s = %q, want %q", tc.typ, EnvA2ATaskStore, got, tc.want)
 		}
+	}
+}
+
+// TestA2AClientsDelivered: each resolved client is in OMNIA_A2A_CLIENTS
+// with its endpoint, settings and token file; an agentRuntimeRef target
+// gets the delegation audience and a url target none; the token Secret is
+// an optional projection, so a missing one does not hold the pod; an
+// unresolved client is left out.
+func TestA2AClientsDelivered(t *testing.T) {
+	ar := agent(func(a *v1alpha1.AgentRuntime) {
+		a.Spec.A2AClients = []v1alpha1.AgentRuntimeA2AClient{
+			{Name: "billing", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "billing-agent"}, ExposeAsTools: true, Timeout: "2m",
+				Authentication: &v1alpha1.AgentRuntimeA2AClientAuthentication{SecretRef: &v1alpha1.LocalObjectReference{Name: "billing-agent-key"}}},
+			{Name: "partner", URL: "https://partner.example.com/a2a"},
+			{Name: "unresolved", AgentRuntimeRef: &v1alpha1.NamespacedObjectReference{Name: "missing"}},
+		}
+	})
+	r := resolved()
+	r.A2AClients = []ResolvedA2AClient{{Name: "billing", URL: "http://billing-agent.team-a.svc.cluster.local:9999"}, {Name: "partner", URL: "https://partner.example.com/a2a"}}
+	d, _, err := Deployment(ar, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := d.Spec.Template.Spec
+	var raw string
+	for _, c := range spec.Containers {
+		for _, e := range c.Env {
+			if e.Name == EnvA2AClients {
+				if c.Name != ContainerRuntime {
+					t.Errorf("%s gets %s", c.Name, EnvA2AClients)
+				}
+				raw = e.Value
+			}
+		}
+	}
+	var got []A2AClientConfig
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatalf("%s = %q: %v", EnvA2AClients, raw, err)
+	}
+	want := []A2AClientConfig{
+		{Name: "billing", URL: "http://billing-agent.team-a.svc.cluster.local:9999", ExposeAsTools: true, Timeout: "2m",
+			TokenFile: A2ATokensMountPath + "/0.token", DelegationAudience: "agent-facade:team-a/billing-agent"},
+		{Name: "partner", URL: "https://partner.example.com/a2a"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("clients = %+v, want %+v", got, want)
+	}
+	var vol *corev1.Volume
+	for i := range spec.Volumes {
+		if spec.Volumes[i].Name == VolumeA2ATokens {
+			vol = &spec.Volumes[i]
+		}
+	}
+	if vol == nil || len(vol.Projected.Sources) != 1 {
+		t.Fatalf("a2a token volume = %+v, want one Secret source", vol)
+	}
+	src := vol.Projected.Sources[0].Secret
+	if src.Name != "billing-agent-key" || src.Optional == nil || !*src.Optional || src.Items[0] != (corev1.KeyToPath{Key: "token", Path: "0.token"}) {
+		t.Errorf("token source = %+v, want billing-agent-key's token as 0.token, optional", src)
 	}
 }

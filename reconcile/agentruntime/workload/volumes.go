@@ -60,6 +60,9 @@ func podVolumes(ar *v1alpha1.AgentRuntime, r *Resolved) ([]corev1.Volume, error)
 	vols = append(vols, corev1.Volume{Name: VolumeTmp, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	vols = append(vols, facadeTokenVolume())
 	vols = append(vols, toolVolumes(ar, r.Tools)...)
+	if v := a2aTokenVolume(ar, r); v != nil {
+		vols = append(vols, *v)
+	}
 	if claim, _ := mediaClaim(ar); claim != "" {
 		vols = append(vols, corev1.Volume{Name: VolumeMedia, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
@@ -138,6 +141,9 @@ func runtimeMounts(ar *v1alpha1.AgentRuntime, r *Resolved) []corev1.VolumeMount 
 	}
 	mounts = append(mounts, corev1.VolumeMount{Name: VolumeTmp, MountPath: tmpMountPath})
 	mounts = append(mounts, toolMounts(toolVolumes(ar, r.Tools))...)
+	if v := a2aTokenVolume(ar, r); v != nil {
+		mounts = append(mounts, corev1.VolumeMount{Name: v.Name, MountPath: A2ATokensMountPath, ReadOnly: true})
+	}
 	if claim, path := mediaClaim(ar); claim != "" {
 		mounts = append(mounts, corev1.VolumeMount{Name: VolumeMedia, MountPath: path})
 	}

@@ -30,6 +30,7 @@ func (p *probe) runtime() {
 		p.tools(path)
 	}
 	p.providers()
+	p.a2aClients()
 	if _, err := os.Stat(p.host(serviceAccountTokenPath)); err == nil {
 		p.problem("sa-token-mounted", "", serviceAccountTokenPath,
 			"the runtime container has a Kubernetes ServiceAccount token; it runs the tenant's image and must not")
@@ -219,4 +220,32 @@ func errKind(err error) string {
 		return "permission denied"
 	}
 	return "unreadable"
+}
+
+// a2aClients checks each A2A client's token file: a missing one means each
+// call to that agent fails (the spec's "A missing Secret does not hold the
+// pod"), reported as a2a-token-missing.
+func (p *probe) a2aClients() {
+	raw := os.Getenv(workload.EnvA2AClients)
+	if raw == "" {
+		return
+	}
+	var clients []workload.A2AClientConfig
+	if err := json.Unmarshal([]byte(raw), &clients); err != nil {
+		p.problem("a2a-clients-invalid", "", "", "%s is not the documented JSON list: %v", workload.EnvA2AClients, err)
+		return
+	}
+	for _, c := range clients {
+		if c.URL == "" {
+			p.problem("a2a-client-url", c.Name, "", "A2A client %q has no url", c.Name)
+		}
+		if c.TokenFile == "" {
+			continue
+		}
+		if data, err := p.readFile(c.TokenFile); err != nil || len(bytes.TrimSpace(data)) == 0 {
+			p.problem("a2a-token-missing", c.Name, c.TokenFile, "A2A client %q: no token at %s; each call to it fails", c.Name, c.TokenFile)
+			continue
+		}
+		p.read("a2a-token", c.TokenFile, c.Name)
+	}
 }
