@@ -43,3 +43,16 @@ func AgentRuntimePrimaryFacade(facades []v1alpha1.AgentRuntimeFacade) int {
 func AgentRuntimeFacadeType(f *v1alpha1.AgentRuntimeFacade) v1alpha1.AgentRuntimeFacadeType {
 	return agentRuntimeFacadeType(f)
 }
+
+// AgentRuntimeFacadeReadsClientKeys is the one decision whether the facade's
+// Role may list and watch the namespace's Secrets to read the agent's client
+// keys: externalAuth.clientKeys is set and the primary facade is one the
+// operator ships. A custom facade runs the tenant's image, which must not
+// hold read access to the namespace's Secrets.
+func AgentRuntimeFacadeReadsClientKeys(ar *v1alpha1.AgentRuntime) bool {
+	if ea := ar.Spec.ExternalAuth; ea == nil || ea.ClientKeys == nil {
+		return false
+	}
+	pi := agentRuntimePrimaryFacade(ar.Spec.Facades)
+	return pi >= 0 && agentRuntimeFacadeType(&ar.Spec.Facades[pi]) != v1alpha1.AgentRuntimeFacadeTypeCustom
+}

@@ -33,10 +33,14 @@ func resolveServiceEndpoints(ar *v1alpha1.AgentRuntime, ws *v1alpha1.Workspace, 
 	if g == nil {
 		return
 	}
-	if s := g.Session; s != nil && (s.Enabled == nil || *s.Enabled) {
-		res.SessionAPIURL = s.URL
+	// The same reading of a block SessionRecording uses (hasService): an
+	// external url is the service whatever enabled says, so the pod gets
+	// the URL exactly when the condition says conversations are recorded
+	// to it.
+	if hasService(g.Session) {
+		res.SessionAPIURL = g.Session.URL
 	}
-	if m := g.Memory; m != nil && (m.Enabled == nil || *m.Enabled) && ar.Spec.Memory != nil && ar.Spec.Memory.Enabled {
-		res.MemoryAPIURL = m.URL
+	if hasService(g.Memory) && ar.Spec.Memory != nil && ar.Spec.Memory.Enabled {
+		res.MemoryAPIURL = g.Memory.URL
 	}
 }

@@ -47,12 +47,12 @@ func serviceGroupName(ar *v1alpha1.AgentRuntime) string {
 // session block that is not explicitly disabled without an external url.
 // As for an ArenaRun's group (rules.ArenaRunServiceGroup), the block's
 // presence is what declares the session-api.
-func hasSessionAPI(g *v1alpha1.WorkspaceServiceGroup) bool {
-	s := g.Session
-	if s == nil {
-		return false
-	}
-	return s.URL != "" || s.Enabled == nil || *s.Enabled
+func hasSessionAPI(g *v1alpha1.WorkspaceServiceGroup) bool { return hasService(g.Session) }
+
+// hasService reports whether a service block declares a service: it is
+// present and either names an external url or is not explicitly disabled.
+func hasService(s *v1alpha1.WorkspaceServiceBlock) bool {
+	return s != nil && (s.URL != "" || s.Enabled == nil || *s.Enabled)
 }
 
 // sessionRecordingCondition is SessionRecording: True when the agent's

@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestToolCredentialsDelivered(t *testing.T) {
 		t.Errorf("ToolCredentialsReady = %s, want False/%s (billing-credentials is not labelled)", c, v1alpha1.AgentRuntimeReasonToolCredentialSecretNotOptedIn)
 	}
 	want := map[string]string{"crm.auth": "crm-token-1", "crm.header.X-Api-Key": "crm-key-1"}
-	if d := toolSecretsData(t, got); !mapsEqual(d, want) {
+	if d := toolSecretsData(t, got); !maps.Equal(d, want) {
 		t.Fatalf("tool-secrets = %v, want %v (no value of a Secret that did not opt in, no key no handler names)", keysOf(d), keysOf(want))
 	}
 
@@ -159,7 +160,7 @@ func TestToolCredentialsDelivered(t *testing.T) {
 		t.Errorf("ToolCredentialsReady = %s after the opt-in", c)
 	}
 	want = map[string]string{"crm.auth": "crm-token-2", "crm.header.X-Api-Key": "crm-key-1", "billing.auth": "bill:pw"}
-	if d := toolSecretsData(t, got); !mapsEqual(d, want) {
+	if d := toolSecretsData(t, got); !maps.Equal(d, want) {
 		t.Fatalf("tool-secrets after rotation = %v, want the rotated token and billing's credential", keysOf(d))
 	}
 
@@ -171,7 +172,7 @@ func TestToolCredentialsDelivered(t *testing.T) {
 	if c := conditionOf(got, v1alpha1.AgentRuntimeConditionToolCredentialsReady); c != "False/"+v1alpha1.AgentRuntimeReasonToolCredentialSecretNotFound {
 		t.Errorf("ToolCredentialsReady = %s after deleting crm-credentials", c)
 	}
-	if d := toolSecretsData(t, got); !mapsEqual(d, map[string]string{"billing.auth": "bill:pw"}) {
+	if d := toolSecretsData(t, got); !maps.Equal(d, map[string]string{"billing.auth": "bill:pw"}) {
 		t.Fatalf("tool-secrets after deleting the source = %v, want billing.auth only", keysOf(d))
 	}
 	for _, v := range secretValues {
@@ -246,18 +247,6 @@ func assertToolsPod(t *testing.T, ar *v1alpha1.AgentRuntime, spec *corev1.PodSpe
 			t.Errorf("container %s gets the tools: %v %q", c.Name, mounted, env)
 		}
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // keysOf lists a map's keys, never its values (they are credentials).

@@ -145,6 +145,8 @@ const (
 	crmSecret  = "crm-credentials"
 	crmToken   = "crm-token-contract-1"
 	crmAPIKey  = "crm-key-contract-1"
+	a2aClient  = "partner"
+	a2aSecret  = "partner-a2a-key"
 )
 
 // setup creates, in a fresh namespace, a Ready PromptPack, a mock
@@ -174,6 +176,7 @@ func setup(t *testing.T, mutate ...func(*v1alpha1.AgentRuntime)) *v1alpha1.Agent
 			Spec: v1alpha1.PromptPackSpec{PackName: packName, Version: "1.0.0",
 				Source: v1alpha1.PromptPackContentSource{ConfigMapRef: &v1alpha1.LocalObjectReference{Name: packCM}}}},
 		&v1alpha1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "llm"}, Spec: v1alpha1.ProviderSpec{Type: v1alpha1.ProviderTypeMock}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: a2aSecret}, StringData: map[string]string{"token": "a2a-token-contract-1"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: crmSecret,
 			Labels: map[string]string{v1alpha1.ToolCredentialsLabel: v1alpha1.ToolCredentialsValue}},
 			StringData: map[string]string{"token": crmToken, "api-key": crmAPIKey}},
@@ -210,6 +213,8 @@ func setup(t *testing.T, mutate ...func(*v1alpha1.AgentRuntime)) *v1alpha1.Agent
 		PromptPackRef:   &v1alpha1.AgentRuntimePromptPackRef{Name: packName},
 		Providers:       []v1alpha1.AgentRuntimeProvider{{Name: "default", ProviderRef: v1alpha1.NamespacedObjectReference{Name: "llm"}}},
 		ToolRegistryRef: &v1alpha1.NamespacedObjectReference{Name: "tools"},
+		A2AClients: []v1alpha1.AgentRuntimeA2AClient{{Name: a2aClient, URL: vendor.URL + "/a2a",
+			Authentication: &v1alpha1.AgentRuntimeA2AClientAuthentication{SecretRef: &v1alpha1.LocalObjectReference{Name: a2aSecret}}}},
 	}}
 	for _, m := range mutate {
 		m(ar)
@@ -328,6 +333,7 @@ func TestAgentPodContract(t *testing.T) {
 		{Kind: "header-file", Handler: handlerCRM},
 		{Kind: "tool-token", Path: tokenFile, Handler: handlerInv},
 		{Kind: "provider-env", Handler: "default"},
+		{Kind: "a2a-token", Path: workload.A2ATokensMountPath + "/0.token", Handler: a2aClient},
 	} {
 		if !hasRead(rep, want.Kind, want.Path, want.Handler) {
 			t.Errorf("the runtime probe did not read %+v; it read %+v", want, rep.Read)

@@ -41,19 +41,8 @@ func Role(ar *v1alpha1.AgentRuntime) *rbacv1.Role {
 			},
 		},
 	}
-	if FacadeWatchesClientKeys(ar) {
+	if rules.AgentRuntimeFacadeReadsClientKeys(ar) {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}})
 	}
 	return role
-}
-
-// FacadeWatchesClientKeys reports whether the facade reads client key
-// Secrets: externalAuth.clientKeys is set and the primary facade is one
-// the operator ships.
-func FacadeWatchesClientKeys(ar *v1alpha1.AgentRuntime) bool {
-	if ea := ar.Spec.ExternalAuth; ea == nil || ea.ClientKeys == nil {
-		return false
-	}
-	pi := rules.AgentRuntimePrimaryFacade(ar.Spec.Facades)
-	return pi >= 0 && rules.AgentRuntimeFacadeType(&ar.Spec.Facades[pi]) != v1alpha1.AgentRuntimeFacadeTypeCustom
 }
